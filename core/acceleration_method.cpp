@@ -1,0 +1,94 @@
+#include "core/acceleration_method.hpp"
+
+#include "core/errors.hpp"
+
+namespace cmb {
+
+std::vector<ParamSpec> baumgarte_param_specs(const nlohmann::json& default_omega0) {
+  return {
+      nonnegative_number("alpha", nullptr, "damping gain α in Φ̈ + 2αΦ̇ + β²Φ = 0 [1/s]"),
+      nonnegative_number("beta", nullptr, "stiffness gain β [1/s]; give with alpha"),
+      nonnegative_number("omega0", default_omega0,
+                         "natural frequency of the error dynamics (beta = omega0) [1/s]"),
+      nonnegative_number("zeta", 1.0, "damping ratio (alpha = zeta·omega0); 1 = critical"),
+  };
+}
+
+BaumgarteGains resolve_baumgarte_gains(const Params& params, const std::string& owner) {
+  const bool has_alpha = params.is_set("alpha");
+  const bool has_beta = params.is_set("beta");
+  if (has_alpha || has_beta) {
+    if (!(has_alpha && has_beta))
+      throw InputError(owner + ": give both 'alpha' and 'beta', or use 'omega0' and 'zeta'");
+    if (params.was_given("omega0") || params.was_given("zeta"))
+      throw InputError(owner + ": give either ('alpha', 'beta') or ('omega0', 'zeta'), not both");
+    return {params.number("alpha"), params.number("beta")};
+  }
+  if (!params.is_set("omega0")) {
+    if (params.was_given("zeta"))
+      throw InputError(owner + ": 'zeta' needs 'omega0' to switch the Baumgarte terms on");
+    return {};
+  }
+  const double omega0 = params.number("omega0");
+  return {params.number("zeta") * omega0, omega0};
+}
+
+nlohmann::json AccelerationMethod::effective_params() const {
+  nlohmann::json out = params().values();
+  out["baumgarte_alpha"] = gains_.alpha;
+  out["baumgarte_beta"] = gains_.beta;
+  return out;
+}
+
+void AccelerationMethod::bind(const Problem& problem) {
+  problem_ = &problem;
+  const Sizes s = problem.sizes();
+  n_ = s.nq;
+  mh_ = s.mh;
+  m_ = s.m();
+  M_.setZero(n_, n_);
+  J_.setZero(m_, n_);
+  Q_.setZero(n_);
+  gamma_.setZero(m_);
+  qdd_.setZero(n_);
+  lambda_.setZero(m_);
+  Phi_.setZero(mh_);
+  nu_.setZero(m_);
+  bind_solver();
+}
+
+void AccelerationMethod::pack(double, CVecRef q, CVecRef v, VecRef x) {
+  x.head(n_) = q;
+  x.tail(n_) = v;
+}
+
+void AccelerationMethod::unpack(double, CVecRef x, VecRef q, VecRef v) {
+  q = x.head(n_);
+  v = x.tail(n_);
+}
+
+void AccelerationMethod::add_baumgarte_terms(double t, CVecRef q, CVecRef v) {
+  // γ ← γ − 2αψ − β²Φ, with ψ = J v − ν on all rows and Φ on the holonomic rows only.
+  problem_->velocity_rhs(t, q, nu_);
+  nu_.noalias() -= J_ * v;  // nu_ now holds −ψ
+  gamma_.noalias() += 2.0 * gains_.alpha * nu_;
+  if (mh_ > 0) {
+    problem_->constraints(t, q, Phi_);
+    gamma_.head(mh_).noalias() -= gains_.beta * gains_.beta * Phi_;
+  }
+}
+
+void AccelerationMethod::rhs(CVecRef x, VecRef dxdt, double t) {
+  const auto q = x.head(n_);
+  const auto v = x.tail(n_);
+  problem_->mass_matrix(t, q, M_);
+  problem_->forces(t, q, v, Q_);
+  problem_->jacobian(t, q, J_);
+  problem_->acceleration_rhs(t, q, v, gamma_);
+  if (gains_.alpha != 0.0 || gains_.beta != 0.0) add_baumgarte_terms(t, q, v);
+  solve_accelerations(t);
+  dxdt.head(n_) = v;
+  dxdt.tail(n_) = qdd_;
+}
+
+}  // namespace cmb

@@ -1,0 +1,19 @@
+#include "core/errors.hpp"
+
+namespace cmb {
+
+const char* to_string(RunStatus status) {
+  switch (status) {
+    case RunStatus::ok: return "ok";
+    case RunStatus::diverged: return "diverged";
+    case RunStatus::step_limit: return "step_limit";
+    case RunStatus::time_limit: return "time_limit";
+    case RunStatus::singular: return "singular";
+    case RunStatus::newton_failed: return "newton_failed";
+    case RunStatus::unsupported: return "unsupported";
+    case RunStatus::invalid_input: return "invalid_input";
+  }
+  return "unknown";
+}
+
+}  // namespace cmb

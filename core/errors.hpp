@@ -1,0 +1,39 @@
+// The two ways things go wrong. Input errors are the user's to fix (exit code 2, nothing
+// written). Numerical failures end one run with a recorded status; a campaign goes on.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace cmb {
+
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Run statuses, in the order they are documented (docs/json_schema.md).
+enum class RunStatus {
+  ok,
+  diverged,
+  step_limit,
+  time_limit,
+  singular,
+  newton_failed,
+  unsupported,
+  invalid_input,
+};
+
+const char* to_string(RunStatus status);
+
+class NumericalFailure : public std::runtime_error {
+ public:
+  NumericalFailure(RunStatus status, const std::string& message)
+      : std::runtime_error(message), status_(status) {}
+  RunStatus status() const { return status_; }
+
+ private:
+  RunStatus status_;
+};
+
+}  // namespace cmb

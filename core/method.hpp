@@ -1,0 +1,75 @@
+// A way of turning the constrained equations into an ODE x' = f(t, x) that odeint integrates.
+// Sign convention everywhere: M q̈ = Q − Jᵀλ, so −Jᵀλ is the constraint force.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/params.hpp"
+#include "core/problem.hpp"
+#include "core/types.hpp"
+
+namespace cmb {
+
+// What a method can handle; `cmbench list` and docs/methods.md show these.
+struct Capabilities {
+  bool redundant = false;     // rank-deficient J (Bricard, duplicated rows)
+  bool singular = false;      // passes through configurations where J loses rank
+  bool nonholonomic = false;  // velocity-level rows A_nh v = c
+  bool drift_free = false;    // Φ = 0 and ψ = 0 held to a tolerance by construction
+};
+
+// Work counters a method reports; names are the JSON keys in "work.method".
+class MethodStats {
+ public:
+  void add(const std::string& counter, long amount = 1) {
+    if (enabled_) counters_[counter] += amount;
+  }
+  void set_enabled(bool enabled) { enabled_ = enabled; }
+  void clear() { counters_.clear(); }
+  nlohmann::json to_json() const { return nlohmann::json(counters_); }
+
+ private:
+  std::map<std::string, long> counters_;
+  bool enabled_ = true;
+};
+
+class Method {
+ public:
+  explicit Method(Params params) : params_(std::move(params)) {}
+  virtual ~Method() = default;
+
+  // Sizes the workspace once for this problem. Throws NumericalFailure(unsupported) when the
+  // problem has features the method cannot handle.
+  virtual void bind(const Problem& problem) = 0;
+  virtual int state_size() const = 0;
+  virtual void pack(double t, CVecRef q, CVecRef v, VecRef x) = 0;
+  virtual void unpack(double t, CVecRef x, VecRef q, VecRef v) = 0;
+
+  // The odeint system. Must not allocate; throws NumericalFailure on singular systems.
+  virtual void rhs(CVecRef x, VecRef dxdt, double t) = 0;
+
+  // Called after each accepted step; returns true when it changed x (the stepper is then reset).
+  virtual bool post_step(double t, VecRef x) { return false; }
+
+  // The physical accelerations q̈ from the last rhs call (what the KKT oracle is compared with).
+  virtual const Vec& accelerations() const = 0;
+
+  // λ from the last rhs call, and whether it is unique (full row rank of J).
+  virtual const Vec& multipliers() const = 0;
+  virtual bool multipliers_unique() const { return true; }
+
+  const Params& params() const { return params_; }
+  // Parameters as recorded in results: the given ones plus values the method derived from them.
+  virtual nlohmann::json effective_params() const { return params_.values(); }
+  MethodStats& stats() { return stats_; }
+  const MethodStats& stats() const { return stats_; }
+
+ private:
+  Params params_;
+  MethodStats stats_;
+};
+
+}  // namespace cmb

@@ -1,0 +1,64 @@
+// Strict parameter parsing for problems, methods and steppers. Every parameter is declared once
+// (name, type, default, range, description); anything else a user passes is an error that names
+// the offending key or value and lists what is valid.
+#pragma once
+
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace cmb {
+
+enum class ParamType { number, integer, boolean, choice };
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::number;
+  nlohmann::json default_value;  // null: "not set" unless the user gives a value
+  std::string description;
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool min_exclusive = false;  // e.g. lengths and tolerances must be > 0
+  std::vector<std::string> choices;  // for ParamType::choice
+};
+
+// Shorthands that keep parameter tables readable.
+ParamSpec positive_number(std::string name, double default_value, std::string description);
+ParamSpec nonnegative_number(std::string name, nlohmann::json default_value, std::string description);
+
+class Params {
+ public:
+  Params() = default;
+  Params(nlohmann::json values, std::set<std::string> given)
+      : values_(std::move(values)), given_(std::move(given)) {}
+
+  double number(const std::string& name) const;
+  long integer(const std::string& name) const;
+  bool flag(const std::string& name) const;
+  std::string choice(const std::string& name) const;
+  bool is_set(const std::string& name) const;     // has a non-null value (default or given)
+  bool was_given(const std::string& name) const;  // the user named it explicitly
+  const nlohmann::json& values() const { return values_; }  // echoed into results
+
+ private:
+  const nlohmann::json& at(const std::string& name) const;
+  nlohmann::json values_ = nlohmann::json::object();
+  std::set<std::string> given_;
+};
+
+// `owner` names what the parameters belong to in messages, e.g. "method 'baumgarte'".
+Params parse_params(const std::string& owner, const nlohmann::json& given,
+                    const std::vector<ParamSpec>& specs);
+
+// Reads a command-line value: JSON numbers, true/false and null as such, anything else as text.
+nlohmann::json parse_cli_value(const std::string& text);
+
+// One line per parameter for `cmbench list` and --help texts.
+std::string describe_params(const std::vector<ParamSpec>& specs, const std::string& indent);
+
+std::string join(const std::vector<std::string>& items, const std::string& separator);
+
+}  // namespace cmb

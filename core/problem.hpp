@@ -1,0 +1,98 @@
+// A benchmark mechanism: a constant model M(q) q̈ = Q(t,q,v) − Jᵀλ with Φ(t,q) = 0 (mh rows) and
+// A_nh(t,q) v = c(t,q) (mn rows). Immutable after construction; the evaluation calls write into
+// caller-owned storage and must not allocate. Notation: docs/notation.md.
+#pragma once
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/params.hpp"
+#include "core/types.hpp"
+
+namespace cmb {
+
+struct ProblemInfo {
+  std::string id;
+  std::string title;
+  std::string source;             // citation of the data and of the reference
+  std::vector<std::string> tags;  // closed_loop, redundant, singular, stiff, nonholonomic, ...
+};
+
+enum class ReferenceKind {
+  analytic,        // closed form, e.g. Jacobi elliptic functions
+  published,       // tabulated values from a cited source
+  reduced_ode,     // an independent minimal-coordinate ODE integrated at tight tolerance
+  self_converged,  // computed by the harness with two independent methods
+  none,
+};
+const char* to_string(ReferenceKind kind);
+
+struct ReferenceInfo {
+  ReferenceKind kind = ReferenceKind::none;
+  std::string provenance;
+  double accuracy = std::nan("");  // estimated absolute error of the reference outputs
+};
+
+class Problem {
+ public:
+  virtual ~Problem() = default;
+
+  virtual const ProblemInfo& info() const = 0;
+  virtual Sizes sizes() const = 0;
+  virtual double t_end() const = 0;
+  virtual const nlohmann::json& params() const = 0;
+
+  // A state satisfying Φ = 0 and J v = ν at t = 0 (tests check it).
+  virtual void initial_state(VecRef q, VecRef v) const = 0;
+
+  virtual void mass_matrix(double t, CVecRef q, MatRef M) const = 0;
+  virtual void forces(double t, CVecRef q, CVecRef v, VecRef Q) const = 0;
+  virtual void constraints(double t, CVecRef q, VecRef Phi) const = 0;  // mh rows
+  virtual void jacobian(double t, CVecRef q, MatRef J) const = 0;       // m × nq, all rows
+  // ν in J v = ν; zero for scleronomic constraints.
+  virtual void velocity_rhs(double t, CVecRef q, VecRef nu) const { nu.setZero(); }
+  // γ in J q̈ = γ, i.e. −J̇v (+ time-derivative terms for rheonomic rows).
+  virtual void acceleration_rhs(double t, CVecRef q, CVecRef v, VecRef gamma) const = 0;
+
+  // Conserved energy (or energy minus work of drives); NaN when the problem has none.
+  virtual bool has_energy() const { return false; }
+  virtual double energy(double t, CVecRef q, CVecRef v) const { return std::nan(""); }
+
+  // The scored quantities (e.g. point B0 of IFToMM A02).
+  virtual std::vector<std::string> output_names() const = 0;
+  virtual void outputs(double t, CVecRef q, CVecRef v, VecRef y) const = 0;
+
+  virtual ReferenceInfo reference_info() const { return {}; }
+  // Reference outputs at increasing times, one row per time. Called only when the kind != none.
+  virtual Mat reference_outputs(const std::vector<double>& times) const;
+  // Exact multipliers at time t when the problem knows them (sign convention of docs/notation.md).
+  virtual bool reference_multipliers(double t, VecRef lambda) const { return false; }
+};
+
+// Holds what every problem stores; concrete problems derive from it.
+class ProblemBase : public Problem {
+ public:
+  ProblemBase(ProblemInfo info, Params params, Sizes sizes)
+      : info_(std::move(info)), params_(std::move(params)), sizes_(sizes) {}
+  const ProblemInfo& info() const override { return info_; }
+  Sizes sizes() const override { return sizes_; }
+  double t_end() const override { return params_.number("t_end"); }
+  const nlohmann::json& params() const override { return params_.values(); }
+
+ protected:
+  const Params& p() const { return params_; }
+
+ private:
+  ProblemInfo info_;
+  Params params_;
+  Sizes sizes_;
+};
+
+// The horizon parameter every problem declares.
+ParamSpec t_end_param(double default_t_end);
+
+}  // namespace cmb

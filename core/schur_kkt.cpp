@@ -1,0 +1,89 @@
+#include "core/schur_kkt.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace cmb {
+
+std::vector<ParamSpec> schur_param_specs() {
+  ParamSpec tol = positive_number("pivot_tol", 1e-12,
+                                  "J M⁻¹Jᵀ counts as singular below this LDLᵀ pivot ratio");
+  tol.max = 1.0;
+  ParamSpec policy;
+  policy.name = "rank_policy";
+  policy.type = ParamType::choice;
+  policy.default_value = "fail";
+  policy.choices = {"fail", "truncate"};
+  policy.description =
+      "on rank loss of J: fail (status singular) or truncate small pivots (λ non-unique)";
+  return {tol, policy};
+}
+
+void SchurKktSolver::bind(int n, int m) {
+  llt_M_ = Eigen::LLT<Mat>(n);
+  ldlt_S_ = Eigen::LDLT<Mat>(m);
+  Y_.setZero(n, m);
+  S_.setZero(m, m);
+  a_f_.setZero(n);
+  r_.setZero(m);
+}
+
+bool SchurKktSolver::solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, double pivot_tol,
+                           RankPolicy policy, double t, VecRef qdd, VecRef lambda) {
+  llt_M_.compute(M);
+  if (llt_M_.info() != Eigen::Success) {
+    std::ostringstream msg;
+    msg << "mass matrix is not positive definite at t = " << t;
+    throw NumericalFailure(RunStatus::singular, msg.str());
+  }
+  a_f_ = Q;
+  llt_M_.solveInPlace(a_f_);
+  if (J.rows() == 0) {
+    qdd = a_f_;
+    return true;
+  }
+  Y_ = J.transpose();
+  llt_M_.matrixL().solveInPlace(Y_);
+  S_.noalias() = Y_.transpose() * Y_;
+  ldlt_S_.compute(S_);
+  const auto d = ldlt_S_.vectorD();
+  const double cutoff = pivot_tol * d.cwiseAbs().maxCoeff();
+  const bool full_rank = d.cwiseAbs().minCoeff() >= cutoff;
+  if (ldlt_S_.info() != Eigen::Success || !std::isfinite(cutoff) ||
+      (!full_rank && policy == RankPolicy::fail)) {
+    std::ostringstream msg;
+    msg << "KKT Schur complement J M⁻¹ Jᵀ is singular at t = " << t << " (pivot ratio "
+        << d.cwiseAbs().minCoeff() / d.cwiseAbs().maxCoeff() << " < " << pivot_tol
+        << "): J has lost row rank (redundant constraints or a singular configuration)";
+    throw NumericalFailure(RunStatus::singular, msg.str());
+  }
+  r_.noalias() = J * a_f_;
+  r_ -= gamma;
+  // λ = S⁺ r through PᵀLDLᵀP, dropping pivots below the cutoff (none when full_rank).
+  r_ = ldlt_S_.transpositionsP() * r_;
+  ldlt_S_.matrixL().solveInPlace(r_);
+  for (Eigen::Index i = 0; i < r_.size(); ++i) r_(i) = std::abs(d(i)) >= cutoff ? r_(i) / d(i) : 0.0;
+  ldlt_S_.matrixU().solveInPlace(r_);
+  lambda = ldlt_S_.transpositionsP().transpose() * r_;
+  // q̈ = a_f − L⁻ᵀ (Y λ)
+  qdd.noalias() = Y_ * lambda;
+  llt_M_.matrixU().solveInPlace(qdd);
+  qdd = a_f_ - qdd;
+  return full_rank;
+}
+
+SchurKktMethod::SchurKktMethod(Params params, BaumgarteGains gains)
+    : AccelerationMethod(std::move(params), gains),
+      pivot_tol_(this->params().number("pivot_tol")),
+      policy_(this->params().choice("rank_policy") == "truncate" ? RankPolicy::truncate
+                                                                 : RankPolicy::fail) {}
+
+void SchurKktMethod::solve_accelerations(double t) {
+  stats().add("factorizations", 2);
+  unique_ = solver_.solve(M_, J_, Q_, gamma_, pivot_tol_, policy_, t, qdd_, lambda_);
+  if (!unique_) stats().add("rank_drops");
+}
+
+}  // namespace cmb

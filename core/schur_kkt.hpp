@@ -1,0 +1,54 @@
+// Range-space (Schur complement) solve of the KKT system, the workhorse of index1 and baumgarte:
+//   M = LLᵀ,  a_f = M⁻¹Q,  S = J M⁻¹ Jᵀ,  S λ = J a_f − γ,  q̈ = a_f − M⁻¹Jᵀλ.
+// Allocation-free after bind. S loses definiteness when J loses row rank; that is reported as
+// RunStatus::singular instead of returning an arbitrary λ.
+#pragma once
+
+#include <Eigen/Cholesky>
+
+#include "core/acceleration_method.hpp"
+#include "core/params.hpp"
+#include "core/types.hpp"
+
+namespace cmb {
+
+// The `pivot_tol` and `rank_policy` parameters of the methods that use this solver.
+std::vector<ParamSpec> schur_param_specs();
+
+// What to do when J M⁻¹Jᵀ has pivots below pivot_tol: stop with `singular` (the honest default
+// for a method that assumes full row rank), or drop those pivots (minimum-norm-like λ, flagged
+// non-unique) to pass isolated singular configurations such as IFToMM A02's horizontal rockers.
+enum class RankPolicy { fail, truncate };
+
+class SchurKktSolver {
+ public:
+  void bind(int n, int m);
+  // pivot_tol: S counts as singular when min|D_ii| < pivot_tol · max|D_ii| in S = PᵀLDLᵀP.
+  // Returns false when pivots were truncated (λ then not unique).
+  bool solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, double pivot_tol, RankPolicy policy,
+             double t, VecRef qdd, VecRef lambda);
+
+ private:
+  Eigen::LLT<Mat> llt_M_;
+  Eigen::LDLT<Mat> ldlt_S_;
+  Mat Y_;  // L⁻¹ Jᵀ
+  Mat S_;
+  Vec a_f_, r_;
+};
+
+// index1 and baumgarte: the Schur-complement solve, with or without Baumgarte terms in γ.
+class SchurKktMethod : public AccelerationMethod {
+ public:
+  SchurKktMethod(Params params, BaumgarteGains gains);
+  bool multipliers_unique() const override { return unique_; }
+
+ private:
+  void bind_solver() override { solver_.bind(n_, m_); }
+  void solve_accelerations(double t) override;
+  SchurKktSolver solver_;
+  double pivot_tol_;
+  RankPolicy policy_;
+  bool unique_ = true;
+};
+
+}  // namespace cmb

@@ -1,0 +1,233 @@
+#include "harness/cli.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "core/registry.hpp"
+#include "harness/output.hpp"
+#include "harness/run.hpp"
+
+namespace cmb {
+
+namespace {
+
+std::string capability_text(const Capabilities& c) {
+  std::vector<std::string> items;
+  if (c.redundant) items.push_back("redundant");
+  if (c.singular) items.push_back("singular");
+  if (c.nonholonomic) items.push_back("nonholonomic");
+  if (c.drift_free) items.push_back("drift-free");
+  return items.empty() ? "-" : join(items, ", ");
+}
+
+void print_list(const std::string& what) {
+  std::ostringstream out;
+  if (what.empty() || what == "problems") {
+    out << "Problems:\n";
+    for (const auto& e : problem_registry())
+      out << "  " << e.id << " — " << e.summary << "\n" << describe_params(e.params, "      ");
+  }
+  if (what.empty() || what == "methods") {
+    out << "Methods:\n";
+    for (const auto& e : method_registry())
+      out << "  " << e.id << " — " << e.summary << "\n      handles: "
+          << capability_text(e.capabilities) << "\n"
+          << describe_params(e.params, "      ");
+  }
+  if (what.empty() || what == "steppers") {
+    out << "Steppers (fixed: --dt H; adaptive: --tol T or --abs-tol/--rel-tol, optional --dt "
+           "first step and --max-dt):\n";
+    for (const auto& s : stepper_list())
+      out << "  " << s.id << " — " << (s.kind == StepperKind::fixed ? "fixed" : "adaptive")
+          << ", order " << (s.order ? std::to_string(s.order) : std::string("variable")) << ": "
+          << s.summary << "\n";
+  }
+  std::cout << out.str();
+}
+
+bool declares(const std::vector<ParamSpec>& specs, const std::string& key) {
+  for (const auto& s : specs)
+    if (s.name == key) return true;
+  return false;
+}
+
+std::vector<std::string> names_of(const std::vector<ParamSpec>& specs) {
+  std::vector<std::string> out;
+  for (const auto& s : specs) out.push_back(s.name);
+  return out;
+}
+
+// --param problem.N=2, --param method.alpha=5, or an unprefixed key that only one of them has.
+void apply_param(RunConfig& config, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("--param expects key=value (e.g. method.alpha=5 or problem.N=2), got '" +
+                     assignment + "'");
+  std::string key = assignment.substr(0, eq);
+  const nlohmann::json value = parse_cli_value(assignment.substr(eq + 1));
+  const auto& problem_specs = find_problem(config.problem).params;
+  const auto& method_specs = find_method(config.method).params;
+  if (key.rfind("problem.", 0) == 0) {
+    config.problem_params[key.substr(8)] = value;
+    return;
+  }
+  if (key.rfind("method.", 0) == 0) {
+    config.method_params[key.substr(7)] = value;
+    return;
+  }
+  const bool in_problem = declares(problem_specs, key);
+  const bool in_method = declares(method_specs, key);
+  if (in_problem && in_method)
+    throw InputError("--param " + key + " is ambiguous: write problem." + key + " or method." +
+                     key);
+  if (in_problem) {
+    config.problem_params[key] = value;
+  } else if (in_method) {
+    config.method_params[key] = value;
+  } else {
+    throw InputError("unknown parameter '" + key + "' (problem '" + config.problem +
+                     "' takes: " + join(names_of(problem_specs), ", ") + "; method '" +
+                     config.method + "' takes: " + join(names_of(method_specs), ", ") + ")");
+  }
+}
+
+std::string fmt(const nlohmann::json& value, const char* format = "%.3g") {
+  if (!value.is_number()) return "n/a";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value.get<double>());
+  return buffer;
+}
+
+void print_summary(const nlohmann::json& r) {
+  std::ostringstream out;
+  out << r["key"].get<std::string>() << ": " << r["status"].get<std::string>();
+  if (!r["message"].get<std::string>().empty()) out << " (" << r["message"].get<std::string>() << ")";
+  out << "\n";
+  if (r.contains("metrics")) {
+    const auto& m = r["metrics"];
+    if (m["error"].is_object())
+      out << "  error   final max abs " << fmt(m["error"]["final_abs_max"]) << ", max abs over "
+          << "samples " << fmt(m["error"]["max_abs"]) << ", scd " << fmt(m["error"]["scd"], "%.2f")
+          << " (reference: " << r["reference"]["kind"].get<std::string>() << ")\n";
+    out << "  drift   position max " << fmt(m["drift"]["position"]["max"]) << ", velocity max "
+        << fmt(m["drift"]["velocity"]["max"]) << "\n";
+    if (m["energy"].is_object())
+      out << "  energy  max |E - E0| " << fmt(m["energy"]["max_abs"]) << " (E0 = "
+          << fmt(m["energy"]["E0"], "%.6g") << ")\n";
+    const auto& w = r["work"];
+    out << "  work    " << w["rhs_calls"] << " RHS calls, " << w["steps_accepted"]
+        << " steps accepted, " << w["steps_rejected"] << " rejected\n";
+    const auto& t = r["timing"];
+    out << "  time    instrumented " << fmt(t["instrumented_s"]) << " s";
+    if (t["min_s"].is_number())
+      out << "; min " << fmt(t["min_s"]) << " s, median " << fmt(t["median_s"]) << " s over "
+          << t["repetitions"] << " repetitions";
+    out << "\n";
+  }
+  std::cout << out.str();
+}
+
+int run_command(RunConfig config, const std::vector<std::string>& params,
+                const std::string& out_path, const std::string& series_path) {
+  find_problem(config.problem);
+  find_method(config.method);
+  for (const auto& p : params) apply_param(config, p);
+  PreparedRun run = prepare_run(config);
+  const RunResult result = execute_run(run);
+  if (!out_path.empty()) write_file_atomically(out_path, result.record.dump(2) + "\n");
+  if (!series_path.empty())
+    write_file_atomically(series_path,
+                          series_csv(*result.problem, result.series, result.reference));
+  print_summary(result.record);
+  return result.record["status"] == "ok" ? 0 : 1;
+}
+
+template <class T>
+void optional_from(CLI::Option* option, double value, std::optional<T>& target) {
+  if (option->count()) target = value;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  CLI::App app{"cmbench: swap constraint-enforcement methods on the same mechanism and stepper, "
+               "and measure accuracy, drift, energy and cost."};
+  app.require_subcommand(1);
+
+  std::string list_what;
+  auto* list = app.add_subcommand("list", "List problems, methods (with capabilities) and "
+                                          "steppers, with their parameters and defaults");
+  list->add_option("what", list_what, "problems | methods | steppers (default: all)")
+      ->check(CLI::IsMember({"problems", "methods", "steppers"}));
+
+  RunConfig config;
+  std::vector<std::string> params;
+  std::string out_path, series_path;
+  double dt = 0, tol = 0, abs_tol = 0, rel_tol = 0, max_dt = 0, t_end = 0, sample_dt = 0;
+  double time_limit = 0;
+  long max_steps = config.limits.max_steps;
+  auto* run = app.add_subcommand("run", "Run one problem with one method and one stepper");
+  run->add_option("--problem", config.problem, "problem id (see `cmbench list problems`)")
+      ->required();
+  run->add_option("--method", config.method, "method id (see `cmbench list methods`)")->required();
+  run->add_option("--stepper", config.stepper, "stepper id (see `cmbench list steppers`)")
+      ->required();
+  auto* dt_opt = run->add_option("--dt", dt, "fixed step size, or first trial step (adaptive) [s]");
+  auto* tol_opt = run->add_option("--tol", tol, "adaptive: absolute and relative tolerance");
+  auto* abs_opt = run->add_option("--abs-tol", abs_tol, "adaptive: absolute tolerance");
+  auto* rel_opt = run->add_option("--rel-tol", rel_tol, "adaptive: relative tolerance");
+  auto* max_dt_opt = run->add_option("--max-dt", max_dt, "adaptive: largest step [s]");
+  auto* t_end_opt = run->add_option("--t-end", t_end, "horizon [s] (default: the problem's)");
+  auto* sample_opt =
+      run->add_option("--sample-dt", sample_dt, "sampling interval [s] (default: t_end/100)");
+  run->add_option("--param", params,
+                  "parameter key=value; keys: problem.KEY, method.KEY, or an unprefixed key "
+                  "that only one of them declares (repeatable)");
+  run->add_option("--repeat", config.repeat, "timed repetitions without metrics (default 3)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--max-steps", max_steps, "stop with status step_limit after this many steps")
+      ->check(CLI::PositiveNumber);
+  auto* time_limit_opt = run->add_option("--time-limit", time_limit,
+                                         "stop with status time_limit after this many seconds");
+  run->add_option("--out", out_path, "write the JSON record here (atomically)");
+  run->add_option("--series", series_path, "write the sampled time series as CSV here");
+  tol_opt->excludes(abs_opt)->excludes(rel_opt);
+
+  try {
+    app.parse(argc, argv);
+    if (list->parsed()) {
+      print_list(list_what);
+      return 0;
+    }
+    std::optional<double> tol_value;
+    optional_from(tol_opt, tol, tol_value);
+    optional_from(dt_opt, dt, config.dt);
+    optional_from(abs_opt, abs_tol, config.abs_tol);
+    optional_from(rel_opt, rel_tol, config.rel_tol);
+    if (tol_value) config.abs_tol = config.rel_tol = tol_value;
+    optional_from(max_dt_opt, max_dt, config.max_dt);
+    optional_from(t_end_opt, t_end, config.t_end);
+    optional_from(sample_opt, sample_dt, config.sample_dt);
+    if (time_limit_opt->count()) {
+      if (!(time_limit > 0)) throw InputError("--time-limit must be > 0 seconds");
+      config.limits.wall_time_limit = time_limit;
+    }
+    config.limits.max_steps = max_steps;
+    return run_command(config, params, out_path, series_path);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "cmbench: error: " << e.what() << "\n(run `cmbench " << (run->parsed() ? "run " : "")
+              << "--help` for usage)\n";
+    return 2;
+  } catch (const InputError& e) {
+    std::cerr << "cmbench: error: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace cmb

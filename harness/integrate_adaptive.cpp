@@ -1,0 +1,189 @@
+// Error-controlled steppers: cash_karp54, dopri5, fehlberg78, bulirsch_stoer, rosenbrock4.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include <boost/numeric/odeint.hpp>
+
+#include "harness/step_loop.hpp"
+
+namespace cmb::detail {
+
+namespace odeint = boost::numeric::odeint;
+
+namespace {
+
+using UState = boost::numeric::ublas::vector<double>;
+using UMatrix = boost::numeric::ublas::matrix<double>;
+
+// rosenbrock4 needs ∂f/∂x and ∂f/∂t; central differences of the method's RHS (2n + 2 calls).
+class DifferencedJacobian {
+ public:
+  DifferencedJacobian(Method& method, LoopCounters& counters)
+      : system_{&method, &counters.rhs_calls}, counters_(counters) {}
+
+  void operator()(const UState& x, UMatrix& jac, double t, UState& dfdt) {
+    const std::size_t n = x.size();
+    xp_ = x;
+    fp_.resize(n);
+    fm_.resize(n);
+    ++counters_.jacobian_evaluations;
+    for (std::size_t j = 0; j < n; ++j) {
+      const double h = kStep * std::max(1.0, std::abs(x[j]));
+      xp_[j] = x[j] + h;
+      system_(xp_, fp_, t);
+      xp_[j] = x[j] - h;
+      system_(xp_, fm_, t);
+      xp_[j] = x[j];
+      for (std::size_t i = 0; i < n; ++i) jac(i, j) = (fp_[i] - fm_[i]) / (2.0 * h);
+    }
+    const double ht = kStep * std::max(1.0, std::abs(t));
+    system_(x, fp_, t + ht);
+    system_(x, fm_, t - ht);
+    for (std::size_t i = 0; i < n; ++i) dfdt[i] = (fp_[i] - fm_[i]) / (2.0 * ht);
+  }
+
+ private:
+  static constexpr double kStep = 6e-6;  // ≈ ε^(1/3): balances truncation and round-off
+  CountingSystem system_;
+  LoopCounters& counters_;
+  UState xp_, fp_, fm_;
+};
+
+// Steps from t to the target exactly, adapting dt; returns false when the loop must stop.
+template <class Stepper, class System, class StateT>
+bool advance_to(Stepper& stepper, System system, StateT& s, double& t, double& dt, double target,
+                double max_dt, Method& method, LoopOutcome& out, LoopGuard& guard) {
+  while (true) {
+    const double remaining = target - t;
+    if (remaining <= 4.0 * std::numeric_limits<double>::epsilon() * std::abs(target)) {
+      t = target;
+      return true;
+    }
+    double trial = max_dt > 0.0 ? std::min(dt, max_dt) : dt;
+    const bool clipped = trial >= remaining;
+    if (clipped) trial = remaining;
+    const double proposal = dt;
+    if (stepper.try_step(system, s, t, trial) == odeint::success) {
+      ++out.counters.steps_accepted;
+      // A step shortened to land on a sample says little about the natural step size.
+      dt = clipped ? std::max(trial, proposal) : trial;
+      if (clipped) t = target;
+      if (!guard.ok(t, s)) return false;
+      if (method.post_step(t, as_vec(s))) {
+        reset_stepper(stepper, 0);
+        ++out.counters.stepper_resets;
+      }
+    } else {
+      ++out.counters.steps_rejected;
+      dt = trial;
+      if (dt < 1e-14 * std::max(1.0, std::abs(t)))
+        return guard.fail(RunStatus::step_limit, "step size underflow (dt < 1e-14·t)", t);
+      if (!guard.ok(t, s)) return false;
+    }
+  }
+}
+
+template <class Stepper, class System, class StateT>
+LoopOutcome adaptive_loop(Stepper& stepper, System system, StateT& s, LoopOutcome& out,
+                          Method& method, const StepperSettings& settings,
+                          const std::vector<double>& sample_times,
+                          const SampleObserver& observer, const LoopLimits& limits) {
+  LoopGuard guard(limits, out);
+  const double t_end = sample_times.back();
+  double t = 0.0;
+  double dt = std::isfinite(settings.dt) ? settings.dt : 1e-4 * t_end;
+  try {
+    if (observer) observer(0.0, as_vec(s));
+    for (const double target : sample_times) {
+      if (!advance_to(stepper, system, s, t, dt, target, settings.max_dt, method, out, guard))
+        break;
+      if (observer) observer(t, as_vec(s));
+    }
+  } catch (const NumericalFailure& failure) {
+    out.status = failure.status();
+    out.message = failure.what();
+    out.t_reached = t;
+  }
+  return out;
+}
+
+template <class ErrorStepper>
+LoopOutcome run_controlled_rk(Method& method, const StepperSettings& settings, Vec& x,
+                              const std::vector<double>& sample_times,
+                              const SampleObserver& observer, const LoopLimits& limits) {
+  LoopOutcome out;
+  State s(x.data(), x.data() + x.size());
+  auto stepper = odeint::make_controlled(settings.abs_tol, settings.rel_tol, ErrorStepper());
+  const CountingSystem system{&method, &out.counters.rhs_calls};
+  adaptive_loop(stepper, std::cref(system), s, out, method, settings, sample_times, observer,
+                limits);
+  x = as_vec(s);
+  return out;
+}
+
+LoopOutcome run_bulirsch_stoer(Method& method, const StepperSettings& settings, Vec& x,
+                               const std::vector<double>& sample_times,
+                               const SampleObserver& observer, const LoopLimits& limits) {
+  LoopOutcome out;
+  State s(x.data(), x.data() + x.size());
+  odeint::bulirsch_stoer<State> stepper(settings.abs_tol, settings.rel_tol);
+  const CountingSystem system{&method, &out.counters.rhs_calls};
+  adaptive_loop(stepper, std::cref(system), s, out, method, settings, sample_times, observer,
+                limits);
+  x = as_vec(s);
+  return out;
+}
+
+LoopOutcome run_rosenbrock4(Method& method, const StepperSettings& settings, Vec& x,
+                            const std::vector<double>& sample_times,
+                            const SampleObserver& observer, const LoopLimits& limits) {
+  LoopOutcome out;
+  UState s(x.size());
+  std::copy(x.data(), x.data() + x.size(), s.begin());
+  odeint::rosenbrock4_controller<odeint::rosenbrock4<double>> stepper(settings.abs_tol,
+                                                                      settings.rel_tol);
+  const CountingSystem system{&method, &out.counters.rhs_calls};
+  DifferencedJacobian jacobian(method, out.counters);
+  adaptive_loop(stepper, std::make_pair(std::cref(system), std::ref(jacobian)), s, out, method,
+                settings, sample_times, observer, limits);
+  std::copy(s.begin(), s.end(), x.data());
+  return out;
+}
+
+}  // namespace
+
+LoopOutcome integrate_adaptive(Method& method, const StepperSpec& spec,
+                               const StepperSettings& settings, Vec& x,
+                               const std::vector<double>& sample_times,
+                               const SampleObserver& observer, const LoopLimits& limits) {
+  if (spec.id == "cash_karp54")
+    return run_controlled_rk<odeint::runge_kutta_cash_karp54<State>>(method, settings, x,
+                                                                     sample_times, observer, limits);
+  if (spec.id == "dopri5")
+    return run_controlled_rk<odeint::runge_kutta_dopri5<State>>(method, settings, x, sample_times,
+                                                               observer, limits);
+  if (spec.id == "fehlberg78")
+    return run_controlled_rk<odeint::runge_kutta_fehlberg78<State>>(method, settings, x,
+                                                                    sample_times, observer, limits);
+  if (spec.id == "bulirsch_stoer")
+    return run_bulirsch_stoer(method, settings, x, sample_times, observer, limits);
+  if (spec.id == "rosenbrock4")
+    return run_rosenbrock4(method, settings, x, sample_times, observer, limits);
+  throw std::logic_error("adaptive stepper '" + spec.id + "' listed but not dispatched");
+}
+
+}  // namespace cmb::detail
+
+namespace cmb {
+
+LoopOutcome integrate(Method& method, const StepperSpec& stepper, const StepperSettings& settings,
+                      Vec& x, const std::vector<double>& sample_times,
+                      const SampleObserver& observer, const LoopLimits& limits) {
+  if (stepper.kind == StepperKind::fixed)
+    return detail::integrate_fixed(method, stepper, settings, x, sample_times, observer, limits);
+  return detail::integrate_adaptive(method, stepper, settings, x, sample_times, observer, limits);
+}
+
+}  // namespace cmb

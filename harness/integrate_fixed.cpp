@@ -1,0 +1,99 @@
+// Fixed-step steppers: euler, rk4, rk_gill, adams_bashforth_moulton.
+#include <cmath>
+#include <functional>
+
+#include <boost/array.hpp>
+#include <boost/fusion/container/vector.hpp>
+#include <boost/numeric/odeint.hpp>
+
+#include "harness/step_loop.hpp"
+
+namespace cmb::detail {
+
+namespace odeint = boost::numeric::odeint;
+
+namespace {
+
+// Runge–Kutta–Gill: classical RK4 nodes with Gill's weights, which reduce round-off storage.
+using GillBase = odeint::explicit_generic_rk<4, 4, State, double, State, double>;
+class RungeKuttaGill : public GillBase {
+ public:
+  RungeKuttaGill() : GillBase(coefficients_a(), coefficients_b(), coefficients_c()) {}
+
+ private:
+  static const double kRoot2;
+  static GillBase::coef_a_type coefficients_a() {
+    const boost::array<double, 1> a1 = {{0.5}};
+    const boost::array<double, 2> a2 = {{(kRoot2 - 1.0) / 2.0, (2.0 - kRoot2) / 2.0}};
+    const boost::array<double, 3> a3 = {{0.0, -kRoot2 / 2.0, 1.0 + kRoot2 / 2.0}};
+    return GillBase::coef_a_type(a1, a2, a3);
+  }
+  static GillBase::coef_b_type coefficients_b() {
+    return {{1.0 / 6.0, (2.0 - kRoot2) / 6.0, (2.0 + kRoot2) / 6.0, 1.0 / 6.0}};
+  }
+  static GillBase::coef_c_type coefficients_c() { return {{0.0, 0.5, 0.5, 1.0}}; }
+};
+const double RungeKuttaGill::kRoot2 = std::sqrt(2.0);
+
+template <class Stepper>
+LoopOutcome fixed_loop(Stepper& stepper, Method& method, double dt, Vec& x,
+                       const std::vector<double>& sample_times, const SampleObserver& observer,
+                       const LoopLimits& limits) {
+  LoopOutcome out;
+  LoopGuard guard(limits, out);
+  State s(x.data(), x.data() + x.size());
+  const CountingSystem system{&method, &out.counters.rhs_calls};
+  const long total = std::lround(sample_times.back() / dt);
+  std::size_t next_sample = 0;
+  try {
+    if (observer) observer(0.0, as_vec(s));
+    for (long k = 1; k <= total; ++k) {
+      stepper.do_step(std::cref(system), s, (k - 1) * dt, dt);
+      const double t = k * dt;
+      ++out.counters.steps_accepted;
+      if (!guard.ok(t, s)) break;
+      if (method.post_step(t, as_vec(s))) {
+        reset_stepper(stepper, 0);
+        ++out.counters.stepper_resets;
+      }
+      while (next_sample < sample_times.size() &&
+             std::lround(sample_times[next_sample] / dt) <= k) {
+        if (observer) observer(t, as_vec(s));
+        ++next_sample;
+      }
+    }
+  } catch (const NumericalFailure& failure) {
+    out.status = failure.status();
+    out.message = failure.what();
+  }
+  x = as_vec(s);
+  return out;
+}
+
+}  // namespace
+
+LoopOutcome integrate_fixed(Method& method, const StepperSpec& spec,
+                            const StepperSettings& settings, Vec& x,
+                            const std::vector<double>& sample_times,
+                            const SampleObserver& observer, const LoopLimits& limits) {
+  const double dt = settings.dt;
+  if (spec.id == "euler") {
+    odeint::euler<State> stepper;
+    return fixed_loop(stepper, method, dt, x, sample_times, observer, limits);
+  }
+  if (spec.id == "rk4") {
+    odeint::runge_kutta4<State> stepper;
+    return fixed_loop(stepper, method, dt, x, sample_times, observer, limits);
+  }
+  if (spec.id == "rk_gill") {
+    RungeKuttaGill stepper;
+    return fixed_loop(stepper, method, dt, x, sample_times, observer, limits);
+  }
+  if (spec.id == "adams_bashforth_moulton") {
+    odeint::adams_bashforth_moulton<4, State> stepper;
+    return fixed_loop(stepper, method, dt, x, sample_times, observer, limits);
+  }
+  throw std::logic_error("fixed-step stepper '" + spec.id + "' listed but not dispatched");
+}
+
+}  // namespace cmb::detail

@@ -1,0 +1,194 @@
+#include "harness/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace cmb {
+
+namespace {
+
+struct Aggregate {
+  double max = 0.0, final = 0.0, rms = 0.0;
+};
+
+Aggregate aggregate(const std::vector<double>& values) {
+  Aggregate a;
+  if (values.empty()) return a;
+  double sum_sq = 0.0;
+  for (double v : values) {
+    a.max = std::max(a.max, std::abs(v));
+    sum_sq += v * v;
+  }
+  a.final = std::abs(values.back());
+  a.rms = std::sqrt(sum_sq / values.size());
+  return a;
+}
+
+nlohmann::json aggregate_json(const std::vector<double>& values) {
+  const Aggregate a = aggregate(values);
+  return {{"max", number_or_null(a.max)},
+          {"final", number_or_null(a.final)},
+          {"rms", number_or_null(a.rms)},
+          {"initial", values.empty() ? nlohmann::json() : number_or_null(values.front())}};
+}
+
+nlohmann::json vector_json(const Vec& v) {
+  nlohmann::json out = nlohmann::json::array();
+  for (Eigen::Index i = 0; i < v.size(); ++i) out.push_back(number_or_null(v(i)));
+  return out;
+}
+
+// Energies of order 1e-12 J and below are treated as zero: no normalized drift then.
+constexpr double kEnergyScaleFloor = 1e-12;
+
+}  // namespace
+
+nlohmann::json number_or_null(double value) {
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json();
+}
+
+SampleRecorder::SampleRecorder(const Problem& problem, Method& method)
+    : problem_(problem), method_(method) {
+  const Sizes s = problem.sizes();
+  q_.setZero(s.nq);
+  v_.setZero(s.nq);
+  Phi_.setZero(s.mh);
+  nu_.setZero(s.m());
+  J_.setZero(s.m(), s.nq);
+  y_.setZero(problem.output_names().size());
+  dxdt_.setZero(method.state_size());
+}
+
+void SampleRecorder::operator()(double t, CVecRef x) {
+  method_.unpack(t, x, q_, v_);
+  series_.t.push_back(t);
+  problem_.constraints(t, q_, Phi_);
+  series_.position_residual.push_back(Phi_.size() ? Phi_.lpNorm<Eigen::Infinity>() : 0.0);
+  problem_.jacobian(t, q_, J_);
+  problem_.velocity_rhs(t, q_, nu_);
+  series_.velocity_residual.push_back(
+      nu_.size() ? (J_ * v_ - nu_).lpNorm<Eigen::Infinity>() : 0.0);
+  series_.energy.push_back(problem_.energy(t, q_, v_));
+  problem_.outputs(t, q_, v_, y_);
+  series_.outputs.push_back(y_);
+  // λ belongs to the state at the sample; one extra RHS call that the work counters ignore.
+  method_.stats().set_enabled(false);
+  method_.rhs(x, dxdt_, t);
+  method_.stats().set_enabled(true);
+  series_.multipliers.push_back(method_.multipliers());
+  series_.multipliers_unique.push_back(method_.multipliers_unique());
+}
+
+Mat reference_at_samples(const Problem& problem, const SampleSeries& series) {
+  if (problem.reference_info().kind == ReferenceKind::none || series.t.empty()) return Mat();
+  return problem.reference_outputs(series.t);
+}
+
+nlohmann::json error_metrics(const Problem& problem, const SampleSeries& series,
+                             const Mat& reference) {
+  if (reference.size() == 0) return nullptr;
+  const auto names = problem.output_names();
+  const std::size_t last = series.t.size() - 1;
+  nlohmann::json per_output = nlohmann::json::object();
+  double final_abs_max = 0.0, final_rel_max = 0.0, max_abs = 0.0;
+  bool any_rel = false;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    double max_over_samples = 0.0;
+    for (std::size_t i = 0; i < series.t.size(); ++i)
+      max_over_samples =
+          std::max(max_over_samples, std::abs(series.outputs[i](k) - reference(i, k)));
+    const double ref = reference(last, k);
+    const double abs_err = std::abs(series.outputs[last](k) - ref);
+    const double rel_err = ref != 0.0 ? abs_err / std::abs(ref) : std::nan("");
+    per_output[names[k]] = {{"final_value", number_or_null(series.outputs[last](k))},
+                            {"final_reference", number_or_null(ref)},
+                            {"final_abs", number_or_null(abs_err)},
+                            {"final_rel", number_or_null(rel_err)},
+                            {"max_abs", number_or_null(max_over_samples)}};
+    final_abs_max = std::max(final_abs_max, abs_err);
+    max_abs = std::max(max_abs, max_over_samples);
+    if (std::isfinite(rel_err)) {
+      final_rel_max = std::max(final_rel_max, rel_err);
+      any_rel = true;
+    }
+  }
+  const double scd = any_rel ? -std::log10(final_rel_max) : std::nan("");
+  return {{"outputs", per_output},
+          {"final_abs_max", number_or_null(final_abs_max)},
+          {"final_rel_max", any_rel ? number_or_null(final_rel_max) : nlohmann::json()},
+          {"max_abs", number_or_null(max_abs)},
+          {"scd", number_or_null(scd)},
+          {"t", number_or_null(series.t[last])}};
+}
+
+nlohmann::json drift_metrics(const SampleSeries& series) {
+  return {{"position", aggregate_json(series.position_residual)},
+          {"velocity", aggregate_json(series.velocity_residual)}};
+}
+
+nlohmann::json energy_metrics(const Problem& problem, const SampleSeries& series) {
+  if (!problem.has_energy() || series.energy.empty()) return nullptr;
+  const double e0 = series.energy.front();
+  std::vector<double> drift;
+  for (double e : series.energy) drift.push_back(e - e0);
+  const Aggregate a = aggregate(drift);
+  const bool normalizable = std::abs(e0) > kEnergyScaleFloor;
+  return {{"E0", number_or_null(e0)},
+          {"max_abs", number_or_null(a.max)},
+          {"final_abs", number_or_null(a.final)},
+          {"max_rel", normalizable ? number_or_null(a.max / std::abs(e0)) : nlohmann::json()},
+          {"final_rel", normalizable ? number_or_null(a.final / std::abs(e0)) : nlohmann::json()}};
+}
+
+nlohmann::json multiplier_metrics(const Problem& problem, const SampleSeries& series) {
+  if (series.multipliers.empty()) return nullptr;
+  const Vec& final = series.multipliers.back();
+  nlohmann::json out = {{"final", vector_json(final)},
+                        {"unique", std::all_of(series.multipliers_unique.begin(),
+                                               series.multipliers_unique.end(),
+                                               [](bool u) { return u; })}};
+  Vec exact(final.size());
+  double max_rel = 0.0;
+  bool known = final.size() > 0;
+  for (std::size_t i = 0; known && i < series.t.size(); ++i) {
+    known = problem.reference_multipliers(series.t[i], exact);
+    if (!known) break;
+    const double scale = std::max(exact.lpNorm<Eigen::Infinity>(), 1e-300);
+    max_rel = std::max(max_rel, (series.multipliers[i] - exact).lpNorm<Eigen::Infinity>() / scale);
+  }
+  if (known) {
+    const double scale = std::max(exact.lpNorm<Eigen::Infinity>(), 1e-300);
+    out["reference_final"] = vector_json(exact);
+    out["final_rel_error"] = number_or_null((final - exact).lpNorm<Eigen::Infinity>() / scale);
+    out["max_rel_error"] = number_or_null(max_rel);
+  }
+  return out;
+}
+
+std::string series_csv(const Problem& problem, const SampleSeries& series, const Mat& reference) {
+  std::ostringstream out;
+  out.precision(17);
+  const auto names = problem.output_names();
+  out << "t,position_residual,velocity_residual,energy_error";
+  for (const auto& n : names) out << "," << n;
+  if (reference.size())
+    for (const auto& n : names) out << ",reference_" << n;
+  const Eigen::Index m = series.multipliers.empty() ? 0 : series.multipliers.front().size();
+  for (Eigen::Index j = 0; j < m; ++j) out << ",lambda_" << j;
+  out << "\n";
+  const double e0 = series.energy.empty() ? 0.0 : series.energy.front();
+  for (std::size_t i = 0; i < series.t.size(); ++i) {
+    out << series.t[i] << "," << series.position_residual[i] << ","
+        << series.velocity_residual[i] << ",";
+    if (std::isfinite(series.energy[i])) out << series.energy[i] - e0;
+    for (Eigen::Index k = 0; k < series.outputs[i].size(); ++k) out << "," << series.outputs[i](k);
+    if (reference.size())
+      for (Eigen::Index k = 0; k < reference.cols(); ++k) out << "," << reference(i, k);
+    for (Eigen::Index j = 0; j < m; ++j) out << "," << series.multipliers[i](j);
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace cmb

@@ -1,0 +1,55 @@
+// What a run records at its sample times, and the summary metrics computed from it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/method.hpp"
+#include "core/problem.hpp"
+
+namespace cmb {
+
+// Time series of one instrumented run, one entry per sample (t = 0 first).
+struct SampleSeries {
+  std::vector<double> t;
+  std::vector<double> position_residual;  // max |Φ_i| (holonomic rows)
+  std::vector<double> velocity_residual;  // max |ψ_i|, ψ = J v − ν (all rows)
+  std::vector<double> energy;
+  std::vector<Vec> outputs;
+  std::vector<Vec> multipliers;
+  std::vector<bool> multipliers_unique;
+};
+
+// Observer state for the instrumented run: evaluates residuals, energy, outputs and λ.
+class SampleRecorder {
+ public:
+  SampleRecorder(const Problem& problem, Method& method);
+  void operator()(double t, CVecRef x);
+  const SampleSeries& series() const { return series_; }
+
+ private:
+  const Problem& problem_;
+  Method& method_;
+  SampleSeries series_;
+  Vec q_, v_, Phi_, nu_, y_, dxdt_;
+  Mat J_;
+};
+
+// Reference outputs at the sample times (rows), or an empty matrix when there is none.
+Mat reference_at_samples(const Problem& problem, const SampleSeries& series);
+
+nlohmann::json error_metrics(const Problem& problem, const SampleSeries& series,
+                             const Mat& reference);
+nlohmann::json drift_metrics(const SampleSeries& series);
+nlohmann::json energy_metrics(const Problem& problem, const SampleSeries& series);
+nlohmann::json multiplier_metrics(const Problem& problem, const SampleSeries& series);
+
+// A finite number, or null (NaN and infinities are never written as numbers).
+nlohmann::json number_or_null(double value);
+
+// CSV of the series: t, residuals, energy error, outputs, reference outputs, multipliers.
+std::string series_csv(const Problem& problem, const SampleSeries& series, const Mat& reference);
+
+}  // namespace cmb

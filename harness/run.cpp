@@ -1,0 +1,236 @@
+#include "harness/run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "core/registry.hpp"
+#include "harness/context.hpp"
+
+namespace cmb {
+
+namespace {
+
+void require_positive(const char* option, const std::optional<double>& value) {
+  if (value && !(std::isfinite(*value) && *value > 0.0)) {
+    std::ostringstream msg;
+    msg << option << " must be a finite number > 0, got " << *value;
+    throw InputError(msg.str());
+  }
+}
+
+std::string format_number(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+// Stable key: problem/method/stepper/step-or-tolerance, with any explicitly given parameters.
+std::string run_key(const RunConfig& c, const StepperSpec& stepper, const StepperSettings& s) {
+  auto with_params = [](const std::string& id, const nlohmann::json& params) {
+    std::string out = id;
+    for (const auto& [k, v] : params.items()) out += "[" + k + "=" + v.dump() + "]";
+    return out;
+  };
+  std::string key = with_params(c.problem, c.problem_params) + "/" +
+                    with_params(c.method, c.method_params) + "/" + stepper.id + "/";
+  if (stepper.kind == StepperKind::fixed) {
+    key += "dt=" + format_number(s.dt);
+  } else {
+    key += "tol=" + format_number(s.rel_tol);
+    if (s.abs_tol != s.rel_tol) key += ",atol=" + format_number(s.abs_tol);
+  }
+  if (c.t_end) key += "/t_end=" + format_number(*c.t_end);
+  return key;
+}
+
+StepperSettings stepper_settings(const RunConfig& c, const StepperSpec& stepper) {
+  StepperSettings s;
+  if (stepper.kind == StepperKind::fixed) {
+    if (!c.dt)
+      throw InputError("stepper '" + stepper.id + "' is fixed-step: give --dt (step size > 0)");
+    if (c.abs_tol || c.rel_tol || c.max_dt)
+      throw InputError("stepper '" + stepper.id +
+                       "' is fixed-step: tolerances and max_dt do not apply (give --dt only)");
+    s.dt = *c.dt;
+    return s;
+  }
+  if (!c.abs_tol && !c.rel_tol)
+    throw InputError("stepper '" + stepper.id + "' is adaptive: give --tol (or --abs-tol and " +
+                     "--rel-tol), e.g. --tol 1e-8");
+  s.rel_tol = c.rel_tol ? *c.rel_tol : *c.abs_tol;
+  s.abs_tol = c.abs_tol ? *c.abs_tol : *c.rel_tol;
+  if (c.dt) s.dt = *c.dt;
+  if (c.max_dt) s.max_dt = *c.max_dt;
+  return s;
+}
+
+std::vector<double> make_sample_times(const PreparedRun& run, double sample_dt) {
+  std::vector<double> times;
+  if (run.stepper->kind == StepperKind::fixed) {
+    const double dt = run.settings.dt;
+    const long total = std::lround(run.t_end / dt);
+    if (total < 1 || std::abs(total * dt - run.t_end) > 1e-9 * run.t_end) {
+      std::ostringstream msg;
+      msg << "t_end = " << run.t_end << " is not a whole number of fixed steps dt = " << dt
+          << " (choose dt so that t_end/dt is an integer)";
+      throw InputError(msg.str());
+    }
+    const long every = std::max(1L, std::lround(sample_dt / dt));
+    for (long k = every; k < total; k += every) times.push_back(k * dt);
+    times.push_back(total * dt);
+    return times;
+  }
+  const long count = std::max(1L, std::lround(run.t_end / sample_dt));
+  for (long k = 1; k < count; ++k) times.push_back(run.t_end * k / count);
+  times.push_back(run.t_end);
+  return times;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+nlohmann::json stepper_json(const PreparedRun& run) {
+  const auto& s = run.settings;
+  const bool fixed = run.stepper->kind == StepperKind::fixed;
+  return {{"id", run.stepper->id},
+          {"kind", fixed ? "fixed" : "adaptive"},
+          {"order", run.stepper->order},
+          {"dt", number_or_null(s.dt)},
+          {"abs_tol", fixed ? nlohmann::json() : nlohmann::json(s.abs_tol)},
+          {"rel_tol", fixed ? nlohmann::json() : nlohmann::json(s.rel_tol)},
+          {"max_dt", s.max_dt > 0 ? nlohmann::json(s.max_dt) : nlohmann::json()}};
+}
+
+nlohmann::json work_json(const LoopCounters& c, const Method& method) {
+  return {{"rhs_calls", c.rhs_calls},
+          {"steps_accepted", c.steps_accepted},
+          {"steps_rejected", c.steps_rejected},
+          {"stepper_resets", c.stepper_resets},
+          {"jacobian_evaluations", c.jacobian_evaluations},
+          {"method", method.stats().to_json()}};
+}
+
+nlohmann::json base_record(const PreparedRun& run) {
+  const Problem& p = *run.problem;
+  const Sizes s = p.sizes();
+  const ReferenceInfo ref = p.reference_info();
+  return {
+      {"schema", "cmbench.run/1"},
+      {"key", run.key},
+      {"problem",
+       {{"id", p.info().id},
+        {"params", p.params()},
+        {"sizes", {{"nq", s.nq}, {"mh", s.mh}, {"mn", s.mn}}},
+        {"tags", p.info().tags},
+        {"outputs", p.output_names()}}},
+      {"method", {{"id", run.config.method}, {"params", run.method->effective_params()}}},
+      {"stepper", stepper_json(run)},
+      {"t_end", run.t_end},
+      {"samples", run.sample_times.size()},
+      {"reference",
+       {{"kind", to_string(ref.kind)},
+        {"provenance", ref.provenance},
+        {"accuracy", number_or_null(ref.accuracy)}}},
+  };
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+PreparedRun prepare_run(const RunConfig& config) {
+  PreparedRun run;
+  run.config = config;
+  run.problem = make_problem(config.problem, config.problem_params);
+  run.method = make_method(config.method, config.method_params);
+  run.stepper = &find_stepper(config.stepper);
+  require_positive("dt", config.dt);
+  require_positive("abs_tol", config.abs_tol);
+  require_positive("rel_tol", config.rel_tol);
+  require_positive("max_dt", config.max_dt);
+  require_positive("t_end", config.t_end);
+  require_positive("sample_dt", config.sample_dt);
+  if (config.repeat < 0) throw InputError("repeat must be >= 0, got " + std::to_string(config.repeat));
+  run.settings = stepper_settings(config, *run.stepper);
+  run.t_end = config.t_end ? *config.t_end : run.problem->t_end();
+  run.sample_times = make_sample_times(run, config.sample_dt ? *config.sample_dt : run.t_end / 100);
+  run.key = run_key(config, *run.stepper, run.settings);
+  return run;
+}
+
+RunResult execute_run(PreparedRun& run) {
+  RunResult result;
+  result.problem = run.problem.get();
+  result.record = base_record(run);
+  auto& rec = result.record;
+  Problem& problem = *run.problem;
+  Method& method = *run.method;
+  const Sizes sizes = problem.sizes();
+  Vec q0(sizes.nq), v0(sizes.nq);
+  problem.initial_state(q0, v0);
+
+  try {
+    method.bind(problem);
+  } catch (const NumericalFailure& failure) {
+    rec["status"] = to_string(failure.status());
+    rec["message"] = failure.what();
+    rec["context"] = run_context();
+    return result;
+  }
+
+  Vec x(method.state_size());
+  method.pack(0.0, q0, v0, x);
+  SampleRecorder recorder(problem, method);
+  const auto start = std::chrono::steady_clock::now();
+  const LoopOutcome outcome =
+      integrate(method, *run.stepper, run.settings, x, run.sample_times,
+                [&recorder](double t, CVecRef state) { recorder(t, state); }, run.config.limits);
+  const double instrumented_seconds = seconds_since(start);
+  result.series = recorder.series();
+
+  rec["status"] = to_string(outcome.status);
+  rec["message"] = outcome.message;
+  rec["t_reached"] = outcome.t_reached;
+  nlohmann::json metrics;
+  // Errors compare against the reference only when the run reached the horizon.
+  if (outcome.status == RunStatus::ok) result.reference = reference_at_samples(problem, result.series);
+  metrics["error"] = error_metrics(problem, result.series, result.reference);
+  metrics["drift"] = drift_metrics(result.series);
+  metrics["energy"] = energy_metrics(problem, result.series);
+  metrics["multipliers"] = multiplier_metrics(problem, result.series);
+  rec["metrics"] = metrics;
+  rec["work"] = work_json(outcome.counters, method);
+
+  nlohmann::json timing = {{"instrumented_s", instrumented_seconds},
+                           {"repetitions", 0},
+                           {"min_s", nullptr},
+                           {"median_s", nullptr}};
+  if (outcome.status == RunStatus::ok && run.config.repeat > 0) {
+    // Same sample times, so the same step sequence as the instrumented run, but no observer.
+    std::vector<double> seconds;
+    method.stats().set_enabled(false);
+    for (int i = 0; i < run.config.repeat; ++i) {
+      method.pack(0.0, q0, v0, x);
+      const auto t0 = std::chrono::steady_clock::now();
+      integrate(method, *run.stepper, run.settings, x, run.sample_times, nullptr,
+                run.config.limits);
+      seconds.push_back(seconds_since(t0));
+    }
+    method.stats().set_enabled(true);
+    timing["repetitions"] = run.config.repeat;
+    timing["min_s"] = *std::min_element(seconds.begin(), seconds.end());
+    timing["median_s"] = median(seconds);
+  }
+  rec["timing"] = timing;
+  rec["context"] = run_context();
+  return result;
+}
+
+}  // namespace cmb

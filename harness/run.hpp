@@ -1,0 +1,58 @@
+// One run = problem (+ params) × method (+ params) × stepper (+ dt or tolerances) × horizon ×
+// sampling. prepare_run validates everything a user can get wrong (InputError, nothing written);
+// execute_run never throws for numerical trouble: it returns a record with a status.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/method.hpp"
+#include "core/problem.hpp"
+#include "harness/metrics.hpp"
+#include "harness/steppers.hpp"
+
+namespace cmb {
+
+struct RunConfig {
+  std::string problem;
+  nlohmann::json problem_params = nlohmann::json::object();
+  std::string method;
+  nlohmann::json method_params = nlohmann::json::object();
+  std::string stepper;
+  std::optional<double> dt;       // fixed step (required) or first trial step (adaptive)
+  std::optional<double> abs_tol;  // adaptive only
+  std::optional<double> rel_tol;  // adaptive only
+  std::optional<double> max_dt;   // adaptive only
+  std::optional<double> t_end;    // default: the problem's horizon
+  std::optional<double> sample_dt;  // default: t_end / 100
+  int repeat = 3;                   // timed repetitions after the instrumented run
+  LoopLimits limits;
+};
+
+struct PreparedRun {
+  RunConfig config;
+  std::unique_ptr<Problem> problem;
+  std::unique_ptr<Method> method;
+  const StepperSpec* stepper = nullptr;
+  StepperSettings settings;
+  double t_end = 0.0;
+  std::vector<double> sample_times;  // excludes 0, ends at t_end
+  std::string key;                   // stable, readable identifier of the configuration
+};
+
+PreparedRun prepare_run(const RunConfig& config);
+
+struct RunResult {
+  nlohmann::json record;  // the JSON document of docs/json_schema.md
+  SampleSeries series;
+  Mat reference;          // reference outputs at the sample times (empty if none)
+  const Problem* problem = nullptr;
+};
+
+RunResult execute_run(PreparedRun& run);
+
+}  // namespace cmb

@@ -1,0 +1,95 @@
+// Internals of the step loop shared by the fixed-step and adaptive translation units (the odeint
+// templates are split in two so a 2-core build compiles them in parallel).
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <type_traits>
+#include <vector>
+
+#include "harness/steppers.hpp"
+
+namespace cmb::detail {
+
+using State = std::vector<double>;
+
+// The odeint system: forwards to Method::rhs through Eigen maps and counts calls.
+struct CountingSystem {
+  Method* method;
+  long* calls;
+  template <class StateIn, class DerivOut>
+  void operator()(const StateIn& x, DerivOut& dxdt, double t) const {
+    ++*calls;
+    const Eigen::Map<const Vec> xm(&x[0], static_cast<Eigen::Index>(x.size()));
+    Eigen::Map<Vec> dm(&dxdt[0], static_cast<Eigen::Index>(dxdt.size()));
+    method->rhs(xm, dm, t);
+  }
+};
+
+template <class S>
+auto reset_stepper(S& stepper, int) -> decltype(stepper.reset(), void()) {
+  stepper.reset();
+}
+template <class S>
+void reset_stepper(S&, long) {}  // steppers without memory: nothing to forget
+
+template <class StateT>
+bool all_finite(const StateT& s) {
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (!std::isfinite(s[i])) return false;
+  return true;
+}
+
+template <class StateT>
+Eigen::Map<Vec> as_vec(StateT& s) {
+  return Eigen::Map<Vec>(&s[0], static_cast<Eigen::Index>(s.size()));
+}
+
+// Step, wall-time and finiteness checks; records the first limit hit into the outcome.
+class LoopGuard {
+ public:
+  LoopGuard(const LoopLimits& limits, LoopOutcome& outcome)
+      : limits_(limits), outcome_(outcome), start_(std::chrono::steady_clock::now()) {}
+
+  template <class StateT>
+  bool ok(double t, const StateT& s) {
+    outcome_.t_reached = t;
+    const long steps = outcome_.counters.steps_accepted + outcome_.counters.steps_rejected;
+    if (!all_finite(s)) return fail(RunStatus::diverged, "state is not finite", t);
+    if (steps >= limits_.max_steps) return fail(RunStatus::step_limit, "step limit reached", t);
+    if (limits_.wall_time_limit > 0 && (steps & 63) == 0) {
+      const std::chrono::duration<double> used = std::chrono::steady_clock::now() - start_;
+      if (used.count() > limits_.wall_time_limit)
+        return fail(RunStatus::time_limit, "wall-time limit reached", t);
+    }
+    return true;
+  }
+
+  bool fail(RunStatus status, const std::string& what, double t) {
+    std::ostringstream msg;
+    msg.precision(10);
+    msg << what << " at t = " << t;
+    outcome_.status = status;
+    outcome_.message = msg.str();
+    outcome_.t_reached = t;
+    return false;
+  }
+
+ private:
+  const LoopLimits& limits_;
+  LoopOutcome& outcome_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+LoopOutcome integrate_fixed(Method& method, const StepperSpec& stepper,
+                            const StepperSettings& settings, Vec& x,
+                            const std::vector<double>& sample_times,
+                            const SampleObserver& observer, const LoopLimits& limits);
+
+LoopOutcome integrate_adaptive(Method& method, const StepperSpec& stepper,
+                               const StepperSettings& settings, Vec& x,
+                               const std::vector<double>& sample_times,
+                               const SampleObserver& observer, const LoopLimits& limits);
+
+}  // namespace cmb::detail

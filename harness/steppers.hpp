@@ -1,0 +1,68 @@
+// The Boost.Odeint steppers cmbench can drive, and the step loop that drives them. The harness
+// owns the loop (never odeint's integrate* functions) because a method's post-step projection
+// must reset FSAL, multistep and extrapolation steppers, and because every RHS call, accepted and
+// rejected step is counted.
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/method.hpp"
+#include "core/types.hpp"
+
+namespace cmb {
+
+enum class StepperKind { fixed, adaptive };
+
+struct StepperSpec {
+  std::string id;
+  StepperKind kind;
+  int order;  // nominal order (of the solution, for embedded pairs); 0 = variable
+  std::string summary;
+};
+
+// Sorted by id; one line per stepper in steppers.cpp.
+const std::vector<StepperSpec>& stepper_list();
+const StepperSpec& find_stepper(const std::string& id);  // InputError lists the valid ids
+
+struct StepperSettings {
+  double dt = std::numeric_limits<double>::quiet_NaN();  // fixed step, or first trial step
+  double abs_tol = 1e-6;
+  double rel_tol = 1e-6;
+  double max_dt = 0.0;  // 0: no bound
+};
+
+struct LoopLimits {
+  long max_steps = 50'000'000;  // accepted + rejected
+  double wall_time_limit = 0.0;  // seconds; 0: none
+};
+
+struct LoopCounters {
+  long rhs_calls = 0;
+  long steps_accepted = 0;
+  long steps_rejected = 0;
+  long stepper_resets = 0;
+  long jacobian_evaluations = 0;  // rosenbrock4 only
+};
+
+struct LoopOutcome {
+  RunStatus status = RunStatus::ok;
+  std::string message;
+  double t_reached = 0.0;
+  LoopCounters counters;
+};
+
+// Called with the ODE state at t = 0 and at every sample time.
+using SampleObserver = std::function<void(double t, CVecRef x)>;
+
+// Integrates the bound method from t = 0 to sample_times.back(), landing exactly on every sample
+// time (fixed-step: sample times must be multiples of dt). Numerical failures and limits end the
+// loop with a status; they never throw.
+LoopOutcome integrate(Method& method, const StepperSpec& stepper, const StepperSettings& settings,
+                      Vec& x, const std::vector<double>& sample_times,
+                      const SampleObserver& observer, const LoopLimits& limits);
+
+}  // namespace cmb

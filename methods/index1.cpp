@@ -1,0 +1,25 @@
+// index1 — unstabilized index-1 formulation, the baseline every comparison needs.
+//
+// Equations: the KKT system [M Jᵀ; J 0][q̈; λ] = [Q; γ] is solved at every RHS call and
+// x = [q; v] is integrated as an ODE. Nothing pulls the state back to Φ = 0: the constraint error
+// obeys Φ̈ = 0 (a double integrator), so rounding and truncation errors make the position residual
+// grow like t to t². It calibrates what every other method buys.
+// Solve: range-space Schur complement, M = LLᵀ, (J M⁻¹Jᵀ)λ = J M⁻¹Q − γ (core/schur_kkt.hpp).
+// Source: e.g. Laulusa & Bauchau, J. Comput. Nonlinear Dynam. 3(1) 2008, §2.
+// Parameters: pivot_tol (1e-12) — J M⁻¹Jᵀ counts as singular below this pivot ratio.
+// State: x = [q; v].
+// Fails when: J loses row rank (redundant constraints, singular configurations) → `singular`;
+// M not positive definite → `singular`.
+#include "core/registry.hpp"
+#include "core/schur_kkt.hpp"
+
+CMB_DEFINE_METHOD(index1) {
+  cmb::MethodEntry entry;
+  entry.id = "index1";
+  entry.summary = "unstabilized index-1 KKT solve (baseline; drifts like t to t^2)";
+  entry.params = cmb::schur_param_specs();
+  entry.make = [](const cmb::Params& p) {
+    return std::make_unique<cmb::SchurKktMethod>(p, cmb::BaumgarteGains{});
+  };
+  return entry;
+}

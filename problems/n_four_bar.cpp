@@ -1,0 +1,99 @@
+// n_four_bar — IFToMM A02: N four-bar parallelograms in a row; singular configurations, scaling.
+//
+// Data (IFToMM library of computational benchmark problems, A02; González et al., Multibody
+// Syst. Dyn. 16:179–190, 2006): 2N+1 uniform slender links of 1 m and 1 kg (I = mL²/12);
+// g = 9.81 m/s² along −y. Ground pivots A_i = (i, 0), i = 0..N; N+1 rockers A_i–B_i, vertical at
+// t = 0 (B_i = (i, 1)); N couplers B_i–B_{i+1}. Rockers start at ω = −1 rad/s, couplers translate
+// at (1, 0) m/s. IFToMM: N = 40, 20 s, outputs x, y, ẋ, ẏ of B0.
+// Coordinates: (x, y, θ) of every link (rockers first, then couplers): nq = 6N + 3,
+// mh = 6N + 2 (3N + 1 pins). Whenever the rockers are horizontal J loses rank and the mobility
+// jumps from 1 to N + 1; a method must pass through without leaving the parallelogram branch.
+// Reference: on that branch every rocker has the same angle φ and couplers translate, so the
+// reduced ODE in φ (Lagrange's equation on the closed-form chart) is integrated very accurately.
+// Parameters: N (1 … 1000, default 40), t_end (default 20 s).
+#include <cmath>
+
+#include "core/registry.hpp"
+#include "problems/planar_linkage.hpp"
+
+namespace cmb {
+namespace {
+
+constexpr double kLength = 1.0, kMass = 1.0, kG = 9.81;
+constexpr double kPi = 3.141592653589793238462643383279502884;
+
+int rocker(int i) { return i; }
+int coupler(int n, int i) { return n + 1 + i; }
+
+std::vector<PlanarBody> links(int n) {
+  return std::vector<PlanarBody>(2 * n + 1, {kMass, kMass * kLength * kLength / 12.0});
+}
+
+std::vector<PlanarPin> pins(int n) {
+  const Eigen::Vector2d low(-kLength / 2, 0), high(kLength / 2, 0);
+  std::vector<PlanarPin> out;
+  for (int i = 0; i <= n; ++i) out.push_back({rocker(i), low, PlanarPin::kGround, {i * kLength, 0}});
+  for (int i = 0; i < n; ++i) {
+    out.push_back({rocker(i), high, coupler(n, i), low});
+    out.push_back({rocker(i + 1), high, coupler(n, i), high});
+  }
+  return out;
+}
+
+class NFourBar : public PlanarLinkage {
+ public:
+  explicit NFourBar(const Params& params)
+      : PlanarLinkage({"n_four_bar", "IFToMM A02: N-four-bar mechanism",
+                       "IFToMM benchmark A02 (González et al., Multibody Syst. Dyn. 16, 2006); "
+                       "reference: reduced ODE on the parallelogram branch",
+                       {"closed_loop", "singular"}},
+                      params, links(params.integer("N")), pins(params.integer("N")), {}, kG,
+                      kPi / 2, -1.0),
+        n_(static_cast<int>(params.integer("N"))) {}
+
+  std::vector<std::string> output_names() const override {
+    return {"B0_x", "B0_y", "B0_vx", "B0_vy"};
+  }
+
+  void outputs(double, CVecRef q, CVecRef v, VecRef y) const override {
+    const Eigen::Vector2d top(kLength / 2, 0);
+    y << point(q, rocker(0), top), point_velocity(q, v, rocker(0), top);
+  }
+
+  void chart(const Jet2& phi, std::vector<Jet2>& q) const override {
+    const Jet2 c = cos(phi), s = sin(phi);
+    q.resize(3 * (2 * n_ + 1));
+    for (int i = 0; i <= n_; ++i) {
+      q[3 * rocker(i)] = i * kLength + 0.5 * kLength * c;
+      q[3 * rocker(i) + 1] = 0.5 * kLength * s;
+      q[3 * rocker(i) + 2] = phi;
+    }
+    for (int i = 0; i < n_; ++i) {
+      q[3 * coupler(n_, i)] = (i + 0.5) * kLength + kLength * c;
+      q[3 * coupler(n_, i) + 1] = kLength * s;
+      q[3 * coupler(n_, i) + 2] = 0.0;
+    }
+  }
+
+ private:
+  int n_;
+};
+
+}  // namespace
+}  // namespace cmb
+
+CMB_DEFINE_PROBLEM(n_four_bar) {
+  cmb::ProblemEntry entry;
+  entry.id = "n_four_bar";
+  entry.summary = "IFToMM A02 N-four-bar: passes singular configurations; N scales the size";
+  cmb::ParamSpec n;
+  n.name = "N";
+  n.type = cmb::ParamType::integer;
+  n.default_value = 40;
+  n.min = 1;
+  n.max = 1000;
+  n.description = "number of four-bar loops (2N+1 links)";
+  entry.params = {n, cmb::t_end_param(20.0)};
+  entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::NFourBar>(p); };
+  return entry;
+}
