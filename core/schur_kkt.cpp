@@ -44,9 +44,11 @@ bool SchurKktSolver::solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, doubl
     qdd = a_f_;
     return true;
   }
+  // Column-wise triangular solves and a coefficient-based product: the blocked kernels would
+  // take heap workspace for large problems, and rhs must not allocate.
   Y_ = J.transpose();
-  llt_M_.matrixL().solveInPlace(Y_);
-  S_.noalias() = Y_.transpose() * Y_;
+  for (Eigen::Index j = 0; j < Y_.cols(); ++j) llt_M_.matrixL().solveInPlace(Y_.col(j));
+  S_.noalias() = Y_.transpose().lazyProduct(Y_);
   ldlt_S_.compute(S_);
   const auto d = ldlt_S_.vectorD();
   const double cutoff = pivot_tol * d.cwiseAbs().maxCoeff();

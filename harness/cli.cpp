@@ -198,6 +198,11 @@ int cli_main(int argc, char** argv) {
   run->add_option("--series", series_path, "write the sampled time series as CSV here");
   tol_opt->excludes(abs_opt)->excludes(rel_opt);
 
+  if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "list" &&
+      std::string(argv[1]) != "run") {
+    std::cerr << "cmbench: error: unknown command '" << argv[1] << "' (valid: list, run)\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
     if (list->parsed()) {

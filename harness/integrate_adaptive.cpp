@@ -51,36 +51,43 @@ class DifferencedJacobian {
   UState xp_, fp_, fm_;
 };
 
-// Steps from t to the target exactly, adapting dt; returns false when the loop must stop.
+// Steps from t to t_end with the controller's own step sizes; only the last step is shortened to
+// land on t_end. Samples are taken at the first accepted step at or after each sample time, so
+// sampling never constrains the step sequence (work-precision comparisons stay honest).
 template <class Stepper, class System, class StateT>
-bool advance_to(Stepper& stepper, System system, StateT& s, double& t, double& dt, double target,
-                double max_dt, Method& method, LoopOutcome& out, LoopGuard& guard) {
+void adaptive_steps(Stepper& stepper, System system, StateT& s, double& t, double t_end,
+                    const StepperSettings& settings, const std::vector<double>& sample_times,
+                    const SampleObserver& observer, Method& method, LoopOutcome& out,
+                    LoopGuard& guard) {
+  double dt = std::isfinite(settings.dt) ? settings.dt : 1e-4 * t_end;
+  std::size_t next_sample = 0;
   while (true) {
-    const double remaining = target - t;
-    if (remaining <= 4.0 * std::numeric_limits<double>::epsilon() * std::abs(target)) {
-      t = target;
-      return true;
-    }
-    double trial = max_dt > 0.0 ? std::min(dt, max_dt) : dt;
-    const bool clipped = trial >= remaining;
-    if (clipped) trial = remaining;
-    const double proposal = dt;
+    const double remaining = t_end - t;
+    if (remaining <= 4.0 * std::numeric_limits<double>::epsilon() * std::abs(t_end)) return;
+    double trial = settings.max_dt > 0.0 ? std::min(dt, settings.max_dt) : dt;
+    const bool last = trial >= remaining;
+    if (last) trial = remaining;
     if (stepper.try_step(system, s, t, trial) == odeint::success) {
       ++out.counters.steps_accepted;
-      // A step shortened to land on a sample says little about the natural step size.
-      dt = clipped ? std::max(trial, proposal) : trial;
-      if (clipped) t = target;
-      if (!guard.ok(t, s)) return false;
+      dt = trial;
+      if (last) t = t_end;
+      if (!guard.ok(t, s)) return;
       if (method.post_step(t, as_vec(s))) {
         reset_stepper(stepper, 0);
         ++out.counters.stepper_resets;
       }
+      const bool due = next_sample < sample_times.size() && sample_times[next_sample] <= t;
+      while (next_sample < sample_times.size() && sample_times[next_sample] <= t) ++next_sample;
+      if (due && observer) observer(t, as_vec(s));
+      if (last) return;
     } else {
       ++out.counters.steps_rejected;
       dt = trial;
-      if (dt < 1e-14 * std::max(1.0, std::abs(t)))
-        return guard.fail(RunStatus::step_limit, "step size underflow (dt < 1e-14·t)", t);
-      if (!guard.ok(t, s)) return false;
+      if (dt < 1e-14 * std::max(1.0, std::abs(t))) {
+        guard.fail(RunStatus::step_limit, "step size underflow (dt < 1e-14·t)", t);
+        return;
+      }
+      if (!guard.ok(t, s)) return;
     }
   }
 }
@@ -91,16 +98,11 @@ LoopOutcome adaptive_loop(Stepper& stepper, System system, StateT& s, LoopOutcom
                           const std::vector<double>& sample_times,
                           const SampleObserver& observer, const LoopLimits& limits) {
   LoopGuard guard(limits, out);
-  const double t_end = sample_times.back();
   double t = 0.0;
-  double dt = std::isfinite(settings.dt) ? settings.dt : 1e-4 * t_end;
   try {
     if (observer) observer(0.0, as_vec(s));
-    for (const double target : sample_times) {
-      if (!advance_to(stepper, system, s, t, dt, target, settings.max_dt, method, out, guard))
-        break;
-      if (observer) observer(t, as_vec(s));
-    }
+    adaptive_steps(stepper, system, s, t, sample_times.back(), settings, sample_times, observer,
+                   method, out, guard);
   } catch (const NumericalFailure& failure) {
     out.status = failure.status();
     out.message = failure.what();

@@ -58,9 +58,10 @@ struct LoopOutcome {
 // Called with the ODE state at t = 0 and at every sample time.
 using SampleObserver = std::function<void(double t, CVecRef x)>;
 
-// Integrates the bound method from t = 0 to sample_times.back(), landing exactly on every sample
-// time (fixed-step: sample times must be multiples of dt). Numerical failures and limits end the
-// loop with a status; they never throw.
+// Integrates the bound method from t = 0 to sample_times.back() (= t_end, reached exactly).
+// Fixed-step: sample times are multiples of dt and observed exactly. Adaptive: the observer sees
+// the first accepted step at or after each sample time, so sampling never shortens steps.
+// Numerical failures and limits end the loop with a status; they never throw.
 LoopOutcome integrate(Method& method, const StepperSpec& stepper, const StepperSettings& settings,
                       Vec& x, const std::vector<double>& sample_times,
                       const SampleObserver& observer, const LoopLimits& limits);

@@ -51,7 +51,7 @@ ReferenceInfo PlanarLinkage::reference_info() const {
   ref.kind = ReferenceKind::reduced_ode;
   ref.provenance =
       "one-coordinate Lagrange equation on the closed-form kinematics of the starting assembly "
-      "branch, integrated by Bulirsch-Stoer at tolerance 1e-13";
+      "branch, integrated by Bulirsch-Stoer at tolerance 1e-14";
   ref.accuracy = kChartAccuracy;
   return ref;
 }

@@ -1,0 +1,114 @@
+// The command line as a user meets it: bad input gives exit code 2 and a message that names the
+// offending value and lists the valid ones; nothing is written. A good run writes its record.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct CliResult {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+CliResult cli(const std::string& args) {
+  const std::string command = std::string(CMB_CLI_PATH) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("cmb_cli_" + name)).string();
+}
+
+void expect_input_error(const std::string& args, const std::vector<std::string>& mentions) {
+  const std::string out = temp_path("should_not_exist.json");
+  std::filesystem::remove(out);
+  const CliResult r = cli(args + " --out " + out);
+  EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+  for (const auto& m : mentions) EXPECT_NE(r.output.find(m), std::string::npos) << m << "\n" << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out)) << args;
+}
+
+const std::string kGood = "run --problem simple_pendulum --method index1 --stepper rk4 --dt 0.01";
+
+TEST(Cli, UnknownIdsListTheValidOnes) {
+  expect_input_error("run --problem pendulum --method index1 --stepper rk4 --dt 0.01",
+                     {"unknown problem 'pendulum'", "simple_pendulum", "crank_rocker"});
+  expect_input_error("run --problem simple_pendulum --method baumgart --stepper rk4 --dt 0.01",
+                     {"unknown method 'baumgart'", "baumgarte", "index1"});
+  expect_input_error("run --problem simple_pendulum --method index1 --stepper rk5 --dt 0.01",
+                     {"unknown stepper 'rk5'", "rk4", "dopri5"});
+}
+
+TEST(Cli, BadParametersNameTheKeyAndTheValidOnes) {
+  expect_input_error(kGood + " --param method.alpah=3", {"'alpah'", "pivot_tol"});
+  expect_input_error(kGood + " --param gamma=3", {"'gamma'", "t_end", "pivot_tol"});
+  expect_input_error(kGood + " --param method.pivot_tol=abc", {"pivot_tol", "expects a number"});
+  expect_input_error(kGood + " --param method.rank_policy=maybe", {"fail, truncate"});
+  expect_input_error(kGood + " --param N", {"key=value"});
+  expect_input_error(
+      "run --problem n_four_bar --method index1 --stepper rk4 --dt 0.01 --param N=0", {">= 1"});
+}
+
+TEST(Cli, MissingOrInconsistentValuesAreInputErrors) {
+  expect_input_error("run --problem simple_pendulum --method index1 --stepper rk4",
+                     {"fixed-step", "--dt"});
+  expect_input_error("run --problem simple_pendulum --method index1 --stepper dopri5",
+                     {"adaptive", "--tol"});
+  expect_input_error(kGood + " --dt", {"dt"});
+  expect_input_error("run --problem simple_pendulum --method index1 --stepper rk4 --dt abc",
+                     {"dt"});
+  expect_input_error("run --problem simple_pendulum --method index1 --stepper rk4 --dt -1",
+                     {"dt must be a finite number > 0"});
+  expect_input_error("run --problem simple_pendulum --method index1 --stepper rk4 --dt 0.003",
+                     {"not a whole number of fixed steps"});
+  expect_input_error("run --method index1 --stepper rk4 --dt 0.01", {"--problem"});
+  expect_input_error("frobnicate", {"frobnicate"});
+}
+
+TEST(Cli, GoodRunWritesRecordAndSeries) {
+  const std::string out = temp_path("good.json"), series = temp_path("good.csv");
+  const CliResult r = cli(kGood + " --repeat 2 --out " + out + " --series " + series);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(out);
+  const auto record = nlohmann::json::parse(in);
+  EXPECT_EQ(record["status"], "ok");
+  EXPECT_EQ(record["timing"]["repetitions"], 2);
+  EXPECT_TRUE(record["context"]["git_sha"].is_string());
+  std::ifstream csv(series);
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header.rfind("t,position_residual,velocity_residual,energy_error", 0), 0u);
+}
+
+TEST(Cli, NumericalFailureIsARecordedStatusWithExitCode1) {
+  const std::string out = temp_path("singular.json");
+  const CliResult r = cli(
+      "run --problem n_four_bar --param N=2 --method index1 --stepper fehlberg78 --tol 1e-12 "
+      "--param pivot_tol=1e-10 --repeat 0 --out " + out);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  std::ifstream in(out);
+  EXPECT_EQ(nlohmann::json::parse(in)["status"], "singular");
+}
+
+TEST(Cli, ListShowsEverything) {
+  const CliResult r = cli("list");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const std::string id : {"simple_pendulum", "n_four_bar", "baumgarte", "omega0", "rk_gill",
+                               "rosenbrock4"})
+    EXPECT_NE(r.output.find(id), std::string::npos) << id;
+  EXPECT_EQ(cli("run --help").exit_code, 0);
+}
+
+}  // namespace

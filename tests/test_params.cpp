@@ -1,0 +1,112 @@
+// Strict parameter parsing: unknown keys, wrong types and out-of-range values are errors that
+// name the key and what is valid; defaults fill in; the Baumgarte gain rules hold.
+#include <gtest/gtest.h>
+
+#include "core/acceleration_method.hpp"
+#include "core/errors.hpp"
+#include "core/params.hpp"
+#include "core/registry.hpp"
+
+namespace cmb {
+namespace {
+
+std::vector<ParamSpec> specs() {
+  ParamSpec n;
+  n.name = "N";
+  n.type = ParamType::integer;
+  n.default_value = 4;
+  n.min = 1;
+  ParamSpec mode;
+  mode.name = "mode";
+  mode.type = ParamType::choice;
+  mode.default_value = "a";
+  mode.choices = {"a", "b"};
+  return {positive_number("length", 1.0, "m"), n, mode};
+}
+
+std::string error_of(const nlohmann::json& given) {
+  try {
+    parse_params("thing 'x'", given, specs());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Params, DefaultsFillIn) {
+  const Params p = parse_params("thing 'x'", nlohmann::json::object(), specs());
+  EXPECT_EQ(p.number("length"), 1.0);
+  EXPECT_EQ(p.integer("N"), 4);
+  EXPECT_EQ(p.choice("mode"), "a");
+  EXPECT_FALSE(p.was_given("N"));
+}
+
+TEST(Params, UnknownKeyNamesItAndListsValidOnes) {
+  const std::string msg = error_of({{"lenght", 2.0}});
+  EXPECT_NE(msg.find("'lenght'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("length, N, mode"), std::string::npos) << msg;
+}
+
+TEST(Params, WrongTypesAreRejected) {
+  EXPECT_NE(error_of({{"length", "long"}}).find("expects a number"), std::string::npos);
+  EXPECT_NE(error_of({{"N", 2.5}}).find("expects an integer"), std::string::npos);
+  EXPECT_NE(error_of({{"mode", "c"}}).find("valid: a, b"), std::string::npos);
+  EXPECT_NE(error_of(nlohmann::json::array()).find("must be a JSON object"), std::string::npos);
+}
+
+TEST(Params, RangesAreEnforced) {
+  EXPECT_NE(error_of({{"length", 0.0}}).find("> 0"), std::string::npos);
+  EXPECT_NE(error_of({{"N", 0}}).find(">= 1"), std::string::npos);
+}
+
+TEST(Params, CliValuesParseAsJsonScalarsOrText) {
+  EXPECT_TRUE(parse_cli_value("2").is_number());
+  EXPECT_TRUE(parse_cli_value("true").is_boolean());
+  EXPECT_TRUE(parse_cli_value("dense").is_string());
+  EXPECT_TRUE(parse_cli_value("[1,2]").is_string());
+}
+
+TEST(BaumgarteGains, OmegaZetaMapToAlphaBeta) {
+  const auto spec = baumgarte_param_specs(10.0);
+  const auto gains = resolve_baumgarte_gains(
+      parse_params("m", {{"omega0", 20.0}, {"zeta", 0.5}}, spec), "m");
+  EXPECT_DOUBLE_EQ(gains.alpha, 10.0);
+  EXPECT_DOUBLE_EQ(gains.beta, 20.0);
+  const auto defaults = resolve_baumgarte_gains(parse_params("m", {}, spec), "m");
+  EXPECT_DOUBLE_EQ(defaults.alpha, 10.0);  // critical damping at omega0 = 10
+  EXPECT_DOUBLE_EQ(defaults.beta, 10.0);
+  const auto explicit_gains =
+      resolve_baumgarte_gains(parse_params("m", {{"alpha", 20.0}, {"beta", 10.0}}, spec), "m");
+  EXPECT_DOUBLE_EQ(explicit_gains.alpha, 20.0);
+  EXPECT_DOUBLE_EQ(explicit_gains.beta, 10.0);
+}
+
+TEST(BaumgarteGains, MixedOrIncompleteParameterizationsAreErrors) {
+  const auto spec = baumgarte_param_specs(10.0);
+  EXPECT_THROW(resolve_baumgarte_gains(parse_params("m", {{"alpha", 1.0}}, spec), "m"),
+               InputError);
+  EXPECT_THROW(resolve_baumgarte_gains(
+                   parse_params("m", {{"alpha", 1.0}, {"beta", 1.0}, {"omega0", 3.0}}, spec), "m"),
+               InputError);
+}
+
+TEST(Registry, UnknownIdsListValidOnes) {
+  try {
+    make_method("baumgarde", {});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("baumgarte"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("index1"), std::string::npos);
+  }
+  EXPECT_THROW(make_problem("pendulum", {}), InputError);
+}
+
+TEST(Registry, ListsAreSortedAndUnique) {
+  for (std::size_t i = 1; i < method_registry().size(); ++i)
+    EXPECT_LT(method_registry()[i - 1].id, method_registry()[i].id);
+  for (std::size_t i = 1; i < problem_registry().size(); ++i)
+    EXPECT_LT(problem_registry()[i - 1].id, problem_registry()[i].id);
+}
+
+}  // namespace
+}  // namespace cmb

@@ -1,0 +1,95 @@
+// Every registered problem: consistent initial state, J and γ against central differences,
+// M symmetric positive definite, sizes coherent. New problems are picked up from the registry.
+#include <gtest/gtest.h>
+
+#include "core/assembly.hpp"
+#include "core/registry.hpp"
+#include "test_support.hpp"
+
+namespace cmb::test {
+namespace {
+
+class ProblemConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { problem = make_problem(GetParam(), conformance_params(GetParam())); }
+  std::unique_ptr<Problem> problem;
+};
+
+std::vector<std::string> problem_ids() {
+  std::vector<std::string> ids;
+  for (const auto& e : problem_registry()) ids.push_back(e.id);
+  return ids;
+}
+
+// Central differences with h ≈ 1e-6 have truncation error O(h²·|f'''|) ≈ 1e-12 and round-off
+// O(ε/h) ≈ 1e-10 relative to the function's scale: 1e-7 leaves a wide margin yet catches any
+// wrong term (which is O(1)).
+constexpr double kFdTol = 1e-7;
+
+TEST_P(ProblemConformance, InitialStateIsConsistent) {
+  const Sizes s = problem->sizes();
+  Vec q(s.nq), v(s.nq);
+  problem->initial_state(q, v);
+  EXPECT_LE(position_residual(*problem, 0.0, q), 1e-12);
+  EXPECT_LE(velocity_residual(*problem, 0.0, q, v), 1e-12);
+}
+
+TEST_P(ProblemConformance, DescribesItself) {
+  const auto& info = problem->info();
+  EXPECT_EQ(info.id, GetParam());
+  EXPECT_FALSE(info.title.empty());
+  EXPECT_FALSE(info.source.empty());
+  EXPECT_GT(problem->t_end(), 0.0);
+  EXPECT_FALSE(problem->output_names().empty());
+  EXPECT_NE(problem->reference_info().kind, ReferenceKind::none)
+      << "every catalog problem needs a reference";
+}
+
+TEST_P(ProblemConformance, JacobianAndGammaMatchFiniteDifferences) {
+  std::mt19937 rng(7);
+  const Sizes s = problem->sizes();
+  int checked = 0;
+  for (int attempt = 0; attempt < 20 && checked < 4; ++attempt) {
+    ConsistentState state;
+    if (!random_consistent_state(*problem, rng, 0.05, state)) continue;
+    ++checked;
+    Mat J(s.m(), s.nq);
+    problem->jacobian(state.t, state.q, J);
+    const Mat J_fd = fd_constraint_jacobian(*problem, state.t, state.q);
+    const double j_scale = std::max(1.0, J.lpNorm<Eigen::Infinity>());
+    EXPECT_LE((J.topRows(s.mh) - J_fd).lpNorm<Eigen::Infinity>(), kFdTol * j_scale);
+
+    Vec gamma(s.m());
+    problem->acceleration_rhs(state.t, state.q, state.v, gamma);
+    const Vec gamma_fd = fd_gamma(*problem, state.t, state.q, state.v);
+    const double g_scale = std::max(1.0, gamma_fd.lpNorm<Eigen::Infinity>());
+    EXPECT_LE((gamma - gamma_fd).lpNorm<Eigen::Infinity>(), kFdTol * g_scale);
+  }
+  EXPECT_GE(checked, 2) << "could not draw consistent regular states";
+}
+
+TEST_P(ProblemConformance, MassMatrixIsSymmetricPositiveDefinite) {
+  const Sizes s = problem->sizes();
+  Vec q(s.nq), v(s.nq);
+  problem->initial_state(q, v);
+  Mat M(s.nq, s.nq);
+  problem->mass_matrix(0.0, q, M);
+  EXPECT_LE((M - M.transpose()).lpNorm<Eigen::Infinity>(), 1e-14 * M.lpNorm<Eigen::Infinity>());
+  Eigen::SelfAdjointEigenSolver<Mat> eig(M);
+  EXPECT_GT(eig.eigenvalues().minCoeff(), 0.0);
+}
+
+TEST_P(ProblemConformance, EnergyIsFiniteWhenDeclared) {
+  const Sizes s = problem->sizes();
+  Vec q(s.nq), v(s.nq);
+  problem->initial_state(q, v);
+  if (problem->has_energy()) {
+    EXPECT_TRUE(std::isfinite(problem->energy(0.0, q, v)));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllProblems, ProblemConformance, ::testing::ValuesIn(problem_ids()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace cmb::test

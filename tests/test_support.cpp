@@ -1,0 +1,68 @@
+#include "test_support.hpp"
+
+#include "core/assembly.hpp"
+#include "core/kkt.hpp"
+
+namespace cmb::test {
+
+nlohmann::json conformance_params(const std::string& problem_id) {
+  if (problem_id == "n_four_bar") return {{"N", 3}};
+  return nlohmann::json::object();
+}
+
+bool random_consistent_state(const Problem& problem, std::mt19937& rng, double spread,
+                             ConsistentState& out) {
+  const Sizes s = problem.sizes();
+  std::normal_distribution<double> normal(0.0, 1.0);
+  out.t = 0.1 * std::abs(normal(rng));
+  out.q.resize(s.nq);
+  out.v.resize(s.nq);
+  problem.initial_state(out.q, out.v);
+  for (int i = 0; i < s.nq; ++i) {
+    out.q(i) += spread * normal(rng);
+    out.v(i) += normal(rng);
+  }
+  if (!assemble_positions(problem, out.t, out.q, 1e-13, 100).converged) return false;
+  assemble_velocities(problem, out.t, out.q, out.v);
+  Mat J(s.m(), s.nq);
+  problem.jacobian(out.t, out.q, J);
+  return row_rank(J, 1e-6) == s.m();
+}
+
+Mat fd_constraint_jacobian(const Problem& problem, double t, const Vec& q) {
+  const Sizes s = problem.sizes();
+  Mat J(s.mh, s.nq);
+  Vec plus(s.mh), minus(s.mh), qp = q;
+  for (int j = 0; j < s.nq; ++j) {
+    const double h = 1e-6 * std::max(1.0, std::abs(q(j)));
+    qp(j) = q(j) + h;
+    problem.constraints(t, qp, plus);
+    qp(j) = q(j) - h;
+    problem.constraints(t, qp, minus);
+    qp(j) = q(j);
+    J.col(j) = (plus - minus) / (2 * h);
+  }
+  return J;
+}
+
+Vec fd_gamma(const Problem& problem, double t, const Vec& q, const Vec& v) {
+  const Sizes s = problem.sizes();
+  Mat J(s.m(), s.nq);
+  Vec nu(s.m());
+  auto velocity_residual = [&](double shift) {
+    const Vec qs = q + shift * v;
+    problem.jacobian(t + shift, qs, J);
+    problem.velocity_rhs(t + shift, qs, nu);
+    return Vec(J * v - nu);
+  };
+  const double h = 1e-6;
+  return -(velocity_residual(h) - velocity_residual(-h)) / (2 * h);
+}
+
+nlohmann::json quick_run(RunConfig config) {
+  config.repeat = 0;
+  PreparedRun run = prepare_run(config);
+  return execute_run(run).record;
+}
+
+}  // namespace cmb::test

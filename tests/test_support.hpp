@@ -1,0 +1,38 @@
+// Helpers shared by the tests: random consistent states, finite differences, quick runs.
+#pragma once
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/problem.hpp"
+#include "harness/run.hpp"
+
+namespace cmb::test {
+
+// The problem parameters the conformance suites use: defaults, but small sizes where a
+// parameter scales the model (the physics per row is the same).
+nlohmann::json conformance_params(const std::string& problem_id);
+
+struct ConsistentState {
+  double t = 0.0;
+  Vec q, v;
+};
+
+// A state near the initial one, moved onto Φ = 0 and J v = ν; the random perturbation is
+// deterministic for a given seed. Returns false when assembly failed or J is rank-deficient
+// there (the caller draws again).
+bool random_consistent_state(const Problem& problem, std::mt19937& rng, double spread,
+                             ConsistentState& out);
+
+// Central differences of Φ in q (all holonomic rows), and of J v − ν along (1, v) in (t, q):
+// the latter is −γ.
+Mat fd_constraint_jacobian(const Problem& problem, double t, const Vec& q);
+Vec fd_gamma(const Problem& problem, double t, const Vec& q, const Vec& v);
+
+// Runs one configuration in-process with metrics and no timed repetitions.
+nlohmann::json quick_run(RunConfig config);
+
+}  // namespace cmb::test
