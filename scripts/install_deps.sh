@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages cmbench needs, only those that are missing; silent when all are
+# present. Safe to run any number of times.
+set -euo pipefail
+
+packages=(
+  cmake g++ make git
+  libeigen3-dev libboost-dev nlohmann-json3-dev libcli11-dev libgtest-dev
+  python3 python3-matplotlib python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "cmbench: installing missing Debian packages: ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+  "${missing[@]}" >/dev/null
