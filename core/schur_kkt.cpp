@@ -50,11 +50,14 @@ bool SchurKktSolver::solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, doubl
   for (Eigen::Index j = 0; j < Y_.cols(); ++j) llt_M_.matrixL().solveInPlace(Y_.col(j));
   S_.noalias() = Y_.transpose().lazyProduct(Y_);
   ldlt_S_.compute(S_);
+  // S is positive semi-definite: pivots may come out as tiny negatives when J is (nearly)
+  // rank-deficient, which Eigen reports as a numerical issue; only |d_i| against the cutoff and
+  // a clearly negative pivot matter here.
   const auto d = ldlt_S_.vectorD();
   const double cutoff = pivot_tol * d.cwiseAbs().maxCoeff();
-  const bool full_rank = d.cwiseAbs().minCoeff() >= cutoff;
-  if (ldlt_S_.info() != Eigen::Success || !std::isfinite(cutoff) ||
-      (!full_rank && policy == RankPolicy::fail)) {
+  const bool full_rank = d.minCoeff() >= cutoff;
+  const bool indefinite = d.minCoeff() < -cutoff;
+  if (!std::isfinite(cutoff) || indefinite || (!full_rank && policy == RankPolicy::fail)) {
     std::ostringstream msg;
     msg << "KKT Schur complement J M⁻¹ Jᵀ is singular at t = " << t << " (pivot ratio "
         << d.cwiseAbs().minCoeff() / d.cwiseAbs().maxCoeff() << " < " << pivot_tol
