@@ -21,18 +21,43 @@ struct Capabilities {
   bool drift_free = false;    // Φ = 0 and ψ = 0 held to a tolerance by construction
 };
 
-// Work counters a method reports; names are the JSON keys in "work.method".
+// Work counters and diagnostics a method reports; names are the JSON keys in "work.method".
+// Counters are summed; diagnostics keep the extreme value seen (e.g. the smallest singular value
+// kept). Keys are string literals, and a map node is created only the first time a key is seen,
+// so steady-state updates do not allocate.
 class MethodStats {
  public:
-  void add(const std::string& counter, long amount = 1) {
-    if (enabled_) counters_[counter] += amount;
+  void add(const char* counter, long amount = 1) {
+    if (!enabled_) return;
+    const auto it = counters_.find(counter);  // heterogeneous: no std::string built
+    if (it == counters_.end())
+      counters_.emplace(counter, amount);
+    else
+      it->second += amount;
   }
+  void note_min(const char* name, double value) { note(minima_, name, value, true); }
+  void note_max(const char* name, double value) { note(maxima_, name, value, false); }
   void set_enabled(bool enabled) { enabled_ = enabled; }
-  void clear() { counters_.clear(); }
-  nlohmann::json to_json() const { return nlohmann::json(counters_); }
+  nlohmann::json to_json() const {
+    nlohmann::json out(counters_);
+    for (const auto& [name, value] : minima_) out[name] = value;
+    for (const auto& [name, value] : maxima_) out[name] = value;
+    return out;
+  }
 
  private:
-  std::map<std::string, long> counters_;
+  using Extremes = std::map<std::string, double, std::less<>>;
+  void note(Extremes& table, const char* name, double value, bool keep_smaller) {
+    if (!enabled_) return;
+    const auto it = table.find(name);
+    if (it == table.end())
+      table.emplace(name, value);
+    else if (keep_smaller ? value < it->second : value > it->second)
+      it->second = value;
+  }
+
+  std::map<std::string, long, std::less<>> counters_;
+  Extremes minima_, maxima_;
   bool enabled_ = true;
 };
 

@@ -1,0 +1,41 @@
+// Allocation-free SVD of an m × n matrix for the pseudo-inverse and null-space methods. Eigen's
+// rectangular JacobiSVD runs a QR preconditioner whose blocked Householder kernels take heap
+// workspace on large problems; padding the matrix with zeros to s × s (s = max(m, n)) lets the
+// two-sided Jacobi SVD run without one. The first r = rank columns of U and V are the singular
+// vectors of the original matrix; padding only adds zero singular values.
+#pragma once
+
+#include <Eigen/SVD>
+
+#include "core/types.hpp"
+
+namespace cmb {
+
+class PaddedSvd {
+ public:
+  void bind(int rows, int cols);
+  // Numerical rank: singular values above rel_tol · σ₁.
+  void compute(CMatRef A, double rel_tol);
+
+  int rank() const { return rank_; }
+  const Vec& singular_values() const { return svd_.singularValues(); }
+  // Singular vectors restricted to the original rows/columns; columns 0..rank-1 are valid.
+  auto U() const { return svd_.matrixU().topRows(rows_); }
+  auto V() const { return svd_.matrixV().topRows(cols_); }
+  // Orthonormal basis of the null space (cols − rank columns); only when rows ≤ cols.
+  auto null_space() const { return svd_.matrixV().rightCols(cols_ - rank_); }
+
+  // x = A⁺ b (minimum-norm least squares); b has `rows` entries, x has `cols`.
+  void solve(CVecRef b, VecRef x);
+  // x = (Aᵀ)⁺ b; b has `cols` entries, x has `rows`.
+  void solve_transposed(CVecRef b, VecRef x);
+
+ private:
+  using Svd = Eigen::JacobiSVD<Mat, Eigen::NoQRPreconditioner>;
+  Svd svd_;
+  Mat padded_;
+  Vec work_;
+  int rows_ = 0, cols_ = 0, rank_ = 0;
+};
+
+}  // namespace cmb

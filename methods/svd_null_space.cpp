@@ -1,0 +1,112 @@
+// svd_null_space — accelerations from an orthonormal null-space basis of J, recomputed by SVD at
+// every RHS call.
+//
+// Equations: J = UΣVᵀ; numerical rank r = #{σ_i > rank_tol·σ₁}; N = V[:, r:] spans null(J).
+// Particular solution a_p = J⁺γ = V_r Σ_r⁻¹ U_rᵀ γ; reduced solve (NᵀMN) y = Nᵀ(Q − M a_p);
+// q̈ = a_p + N y. Reactions: Jᵀλ = Q − M q̈ in the least-squares sense, λ = U_r Σ_r⁻¹ V_rᵀ (Q − M q̈)
+// (minimum norm, flagged non-unique when r < m).
+// Source: seed 003 (its Ref. [9]: the SVD null-space alternative to choosing independent states;
+// robust, but costly and — if one integrated y — non-physical states). This implementation
+// integrates the full x = [q; v], never the null-space coordinates, because N is not smooth in time
+// (sign and rotation freedom of singular vectors).
+// Parameters: rank_tol (1e-10) — relative singular-value threshold; Baumgarte terms (alpha, beta or
+// omega0, zeta) off by default: without them it drifts like index1.
+// Diagnostics (work.method): min_rank, min_kept_singular_value, rank_drops (calls with r < m).
+// State: x = [q; v].
+// Fails when: M is not positive definite on null(J) (status singular); more rows than
+// coordinates (unsupported); cost O(n³) per call (two-sided Jacobi SVD, core/padded_svd.hpp).
+#include <sstream>
+
+#include "core/acceleration_method.hpp"
+#include "core/errors.hpp"
+#include "core/padded_svd.hpp"
+#include "core/registry.hpp"
+
+namespace cmb {
+namespace {
+
+class SvdNullSpace : public AccelerationMethod {
+ public:
+  explicit SvdNullSpace(const Params& params)
+      : AccelerationMethod(params, resolve_baumgarte_gains(params, "method 'svd_null_space'")),
+        rank_tol_(params.number("rank_tol")) {}
+
+  bool multipliers_unique() const override { return unique_; }
+
+ private:
+  void bind_solver() override {
+    if (m_ > n_) {
+      std::ostringstream msg;
+      msg << "svd_null_space needs at most as many constraint rows as coordinates (m = " << m_
+          << " > n = " << n_ << "); use udwadia_kalaba or augmented_lagrangian";
+      throw NumericalFailure(RunStatus::unsupported, msg.str());
+    }
+    svd_.bind(m_, n_);
+    a_p_.setZero(n_);
+    work_n_.setZero(n_);
+    MN_.setZero(n_, n_);
+    A_.setZero(n_, n_);
+    b_.setZero(n_);
+  }
+
+  void solve_accelerations(double t) override {
+    stats().add("factorizations", 2);
+    int r = 0;
+    if (m_ > 0) {
+      svd_.compute(J_, rank_tol_);
+      r = svd_.rank();
+      if (r > 0) stats().note_min("min_kept_singular_value", svd_.singular_values()(r - 1));
+      svd_.solve(gamma_, a_p_);
+    } else {
+      a_p_.setZero();
+    }
+    stats().note_min("min_rank", r);
+    unique_ = r == m_;
+    if (!unique_) stats().add("rank_drops");
+    const int k = n_ - r;
+    qdd_ = a_p_;
+    if (k > 0) {
+      const auto N = svd_.null_space();
+      MN_.leftCols(k).noalias() = M_.lazyProduct(N);
+      A_.topLeftCorner(k, k).noalias() = N.transpose().lazyProduct(MN_.leftCols(k));
+      work_n_.noalias() = Q_ - M_.lazyProduct(a_p_);
+      b_.head(k).noalias() = N.transpose().lazyProduct(work_n_);
+      llt_.compute(A_.topLeftCorner(k, k));
+      if (llt_.info() != Eigen::Success) {
+        std::ostringstream msg;
+        msg << "NᵀMN is not positive definite at t = " << t << " (mass matrix on null(J))";
+        throw NumericalFailure(RunStatus::singular, msg.str());
+      }
+      llt_.solveInPlace(b_.head(k));
+      qdd_.noalias() += N.lazyProduct(b_.head(k));
+    }
+    if (m_ > 0) {
+      work_n_.noalias() = Q_ - M_.lazyProduct(qdd_);
+      svd_.solve_transposed(work_n_, lambda_);  // Jᵀλ = Q − M q̈, least squares
+    }
+  }
+
+  double rank_tol_;
+  bool unique_ = true;
+  PaddedSvd svd_;
+  Eigen::LLT<Mat> llt_;
+  Vec a_p_, work_n_, b_;
+  Mat MN_, A_;
+};
+
+}  // namespace
+}  // namespace cmb
+
+CMB_DEFINE_METHOD(svd_null_space) {
+  cmb::MethodEntry entry;
+  entry.id = "svd_null_space";
+  entry.summary = "orthonormal null-space basis of J by SVD at every call; q = a_p + N y";
+  entry.capabilities = {true, true, true, false};
+  entry.params = cmb::baumgarte_param_specs(nullptr);
+  cmb::ParamSpec tol = cmb::positive_number("rank_tol", 1e-10,
+                                            "singular values below rank_tol·σ_max count as zero");
+  tol.max = 1.0;
+  entry.params.push_back(tol);
+  entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::SvdNullSpace>(p); };
+  return entry;
+}
