@@ -1,0 +1,146 @@
+// udwadia_kalaba — the Udwadia–Kalaba explicit equation, the analytic solution of Gauss's
+// principle of least constraint.
+//
+// Equations (seed 001, its Eq. for the forward dynamics with constraint forces):
+//   q̈ = a_f + M^{-1/2} (J M^{-1/2})⁺ (γ − J a_f),   a_f = M⁻¹Q,
+// with M^{±1/2} = W Λ^{±1/2} Wᵀ from the eigendecomposition of M and ⁺ the Moore–Penrose
+// inverse (variant `eig`, exactly seed 001's form). Variant `cholesky`: M = LLᵀ and
+//   q̈ = a_f + L⁻ᵀ (J L⁻ᵀ)⁺ (γ − J a_f),
+// the same minimizer at lower cost. With B = J M^{-1/2} (or J L⁻ᵀ) and r = γ − J a_f the
+// reactions are λ = −(BBᵀ)⁺ r (minimum norm; flagged non-unique when B loses rank).
+// Sources: seed 001 (a thesis chapter on the Udwadia–Kalaba approach); Udwadia & Kalaba,
+// Proc. R. Soc. Lond. A 439 (1992).
+// Parameters: variant (eig | cholesky, default eig), pinv_tol (1e-10) — singular values of B
+// below pinv_tol·σ_max are treated as zero: it decides the behaviour at singular configurations
+// and with redundant rows. Baumgarte terms (alpha, beta or omega0, zeta) off by default: as the
+// exact solution of Gauss's principle it drifts like index1 without them.
+// State: x = [q; v]. Handles redundant and nonholonomic rows.
+// Fails when: M is not positive definite (singular); seed 001 names its drawbacks: instability
+// near singular configurations (pinv_tol), costly matrix roots (variant eig), no prioritization.
+#include <sstream>
+
+#include "core/acceleration_method.hpp"
+#include "core/errors.hpp"
+#include "core/padded_svd.hpp"
+#include "core/registry.hpp"
+
+namespace cmb {
+namespace {
+
+class UdwadiaKalaba : public AccelerationMethod {
+ public:
+  explicit UdwadiaKalaba(const Params& params)
+      : AccelerationMethod(params, resolve_baumgarte_gains(params, "method 'udwadia_kalaba'")),
+        use_eig_(params.choice("variant") == "eig"),
+        pinv_tol_(params.number("pinv_tol")) {}
+
+  bool multipliers_unique() const override { return unique_; }
+
+ private:
+  void bind_solver() override {
+    eig_ = Eigen::JacobiSVD<Mat, Eigen::NoQRPreconditioner>(n_, n_, Eigen::ComputeFullV);
+    llt_ = Eigen::LLT<Mat>(n_);
+    M_inv_sqrt_.setZero(n_, n_);
+    W_scaled_.setZero(n_, n_);
+    w_.setZero(n_);
+    B_.setZero(m_, n_);
+    Bt_.setZero(n_, m_);
+    a_f_.setZero(n_);
+    z_.setZero(n_);
+    r_.setZero(m_);
+    svd_.bind(m_, n_);
+  }
+
+  void fail_not_spd(double t) const {
+    std::ostringstream msg;
+    msg << "mass matrix is not positive definite at t = " << t;
+    throw NumericalFailure(RunStatus::singular, msg.str());
+  }
+
+  // a_f = M⁻¹Q and B = J M^{-1/2} through the eigendecomposition M = WΛWᵀ. For a symmetric
+  // positive definite M that is its SVD; the two-sided Jacobi SVD computes it without heap
+  // allocation (Eigen's tridiagonalizing eigensolver allocates), after a Cholesky check of
+  // definiteness.
+  void factor_eig(double t) {
+    llt_.compute(M_);
+    if (llt_.info() != Eigen::Success) fail_not_spd(t);
+    eig_.compute(M_);
+    const auto& w = eig_.singularValues();
+    const auto& W = eig_.matrixV();
+    // M^{-1/2} = (W Λ^{-1/2}) Wᵀ
+    W_scaled_.noalias() = W * w.cwiseSqrt().cwiseInverse().asDiagonal();
+    M_inv_sqrt_.noalias() = W_scaled_.lazyProduct(W.transpose());
+    z_.noalias() = W.transpose().lazyProduct(Q_);
+    z_.array() /= w.array();
+    a_f_.noalias() = W.lazyProduct(z_);
+    B_.noalias() = J_.lazyProduct(M_inv_sqrt_);
+  }
+
+  // a_f = M⁻¹Q and B = J L⁻ᵀ through M = LLᵀ.
+  void factor_cholesky(double t) {
+    llt_.compute(M_);
+    if (llt_.info() != Eigen::Success) fail_not_spd(t);
+    a_f_ = Q_;
+    llt_.solveInPlace(a_f_);
+    Bt_ = J_.transpose();
+    for (Eigen::Index j = 0; j < Bt_.cols(); ++j) llt_.matrixL().solveInPlace(Bt_.col(j));
+    B_ = Bt_.transpose();
+  }
+
+  void solve_accelerations(double t) override {
+    stats().add("factorizations", 2);
+    if (use_eig_)
+      factor_eig(t);
+    else
+      factor_cholesky(t);
+    qdd_ = a_f_;
+    if (m_ == 0) return;
+    r_.noalias() = gamma_ - J_.lazyProduct(a_f_);
+    svd_.compute(B_, pinv_tol_);
+    unique_ = svd_.rank() == m_;
+    if (!unique_) stats().add("rank_drops");
+    svd_.solve(r_, z_);  // z = B⁺ r
+    if (use_eig_) {
+      w_.noalias() = M_inv_sqrt_.lazyProduct(z_);
+    } else {
+      w_ = z_;
+      llt_.matrixU().solveInPlace(w_);  // L⁻ᵀ z
+    }
+    qdd_ += w_;
+    svd_.solve_transposed(z_, lambda_);  // (Bᵀ)⁺ B⁺ r
+    lambda_ = -lambda_;
+  }
+
+  bool use_eig_;
+  double pinv_tol_;
+  bool unique_ = true;
+  Eigen::JacobiSVD<Mat, Eigen::NoQRPreconditioner> eig_;
+  Eigen::LLT<Mat> llt_;
+  PaddedSvd svd_;
+  Mat M_inv_sqrt_, W_scaled_, B_, Bt_;
+  Vec a_f_, z_, w_, r_;
+};
+
+}  // namespace
+}  // namespace cmb
+
+CMB_DEFINE_METHOD(udwadia_kalaba) {
+  cmb::MethodEntry entry;
+  entry.id = "udwadia_kalaba";
+  entry.summary = "Udwadia-Kalaba: a_f + M^-1/2 (J M^-1/2)^+ (gamma - J a_f), eig or Cholesky";
+  entry.capabilities = {true, true, true, false};
+  entry.params = cmb::baumgarte_param_specs(nullptr);
+  cmb::ParamSpec variant;
+  variant.name = "variant";
+  variant.type = cmb::ParamType::choice;
+  variant.default_value = "eig";
+  variant.choices = {"eig", "cholesky"};
+  variant.description = "M^(±1/2) by eigendecomposition (seed 001) or the Cholesky factor";
+  cmb::ParamSpec tol = cmb::positive_number("pinv_tol", 1e-10,
+                                            "Moore-Penrose threshold relative to σ_max of B");
+  tol.max = 1.0;
+  entry.params.push_back(variant);
+  entry.params.push_back(tol);
+  entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::UdwadiaKalaba>(p); };
+  return entry;
+}
