@@ -42,9 +42,11 @@ class SchurKktMethod : public AccelerationMethod {
   SchurKktMethod(Params params, BaumgarteGains gains);
   bool multipliers_unique() const override { return unique_; }
 
- private:
+ protected:
   void bind_solver() override { solver_.bind(n_, m_); }
   void solve_accelerations(double t) override;
+
+ private:
   SchurKktSolver solver_;
   double pivot_tol_;
   RankPolicy policy_;

@@ -1,0 +1,156 @@
+// projection — index-1 accelerations plus coordinate projection after every accepted step.
+//
+// Equations (Hairer & Wanner, Solving ODEs II, §VII.2; Blajer, Multibody Syst. Dyn. 7 (2002)):
+// q̈ from the KKT system as in index1; after each accepted step the state is projected back onto
+// the constraint manifold in the metric W (W = I, or W = M: mass-orthogonal):
+//   positions (Newton on min ½‖q − q̃‖²_W s.t. Φ(q) = 0):  Δq = −W⁻¹Φ_qᵀ (Φ_q W⁻¹Φ_qᵀ)⁻¹ Φ,
+//   velocities (one linear step, all rows):                 Δv = −W⁻¹Jᵀ (J W⁻¹Jᵀ)⁻¹ (J v − ν).
+// With W = M the velocity projection never increases kinetic energy for scleronomic constraints.
+// The projection runs once per accepted step, never inside Runge–Kutta stages; the harness then
+// resets the stepper (FSAL derivatives, multistep history and extrapolation tables are stale).
+// Design: a method of its own (not an option on every method), so it appears in comparisons as
+// one configuration with one set of parameters.
+// Parameters: metric (euclidean | mass, default mass), position_tol (1e-12: max |Φ_i| after the
+// Newton iterations), velocity_tol (1e-12: project velocities when max |ψ_i| exceeds it),
+// max_iterations (20); pivot_tol, rank_policy as in index1.
+// State: x = [q; v]. Drift-free: every sample satisfies |Φ| ≤ position_tol.
+// Fails when: Newton does not reach position_tol (newton_failed); J loses row rank (singular, as
+// index1; the projections themselves drop vanishing pivots).
+#include <algorithm>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#include "core/schur_kkt.hpp"
+
+namespace cmb {
+namespace {
+
+class Projection : public SchurKktMethod {
+ public:
+  explicit Projection(const Params& params)
+      : SchurKktMethod(params, {}),
+        mass_metric_(params.choice("metric") == "mass"),
+        position_tol_(params.number("position_tol")),
+        velocity_tol_(params.number("velocity_tol")),
+        max_iterations_(static_cast<int>(params.integer("max_iterations"))) {}
+
+  bool post_step(double t, VecRef x) override {
+    auto q = x.head(n_);
+    auto v = x.tail(n_);
+    const bool moved_q = project_positions(t, q);
+    const bool moved_v = project_velocities(t, q, v);
+    if (moved_q || moved_v) stats().add("projections");
+    return moved_q || moved_v;
+  }
+
+ private:
+  void bind_solver() override {
+    SchurKktMethod::bind_solver();
+    llt_W_ = Eigen::LLT<Mat>(n_);
+    Phi_.setZero(mh_);
+    Jp_.setZero(m_, n_);
+    WJt_.setZero(n_, m_);
+    G_.setZero(m_, m_);
+    ldlt_G_ = Eigen::LDLT<Mat>(m_);
+    nu_.setZero(m_);
+    mu_.setZero(m_);
+    dq_.setZero(n_);
+  }
+
+  // WJt_ = W⁻¹ Jᵀ and G = J W⁻¹ Jᵀ for the first `rows` rows of Jp_.
+  void factor_metric(double t, CVecRef q, int rows) {
+    auto J = Jp_.topRows(rows);
+    auto WJt = WJt_.leftCols(rows);
+    WJt = J.transpose();
+    if (mass_metric_) {
+      problem_->mass_matrix(t, q, M_);
+      llt_W_.compute(M_);
+      for (Eigen::Index j = 0; j < rows; ++j) llt_W_.solveInPlace(WJt.col(j));
+    }
+    G_.topLeftCorner(rows, rows).noalias() = J.lazyProduct(WJt);
+    ldlt_G_.compute(G_.topLeftCorner(rows, rows));
+  }
+
+  // μ = G⁺ r, dropping pivots that vanish (redundant rows contribute nothing to a correction).
+  void solve_metric(int rows, CVecRef r) {
+    auto mu = mu_.head(rows);
+    mu = ldlt_G_.transpositionsP() * r;
+    ldlt_G_.matrixL().solveInPlace(mu);
+    const auto d = ldlt_G_.vectorD();
+    const double cutoff = 1e-14 * d.cwiseAbs().maxCoeff();
+    for (Eigen::Index i = 0; i < rows; ++i) mu(i) = std::abs(d(i)) > cutoff ? mu(i) / d(i) : 0.0;
+    ldlt_G_.matrixU().solveInPlace(mu);
+    mu = ldlt_G_.transpositionsP().transpose() * mu;
+  }
+
+  bool project_positions(double t, VecRef q) {
+    if (mh_ == 0) return false;
+    problem_->constraints(t, q, Phi_);
+    if (Phi_.lpNorm<Eigen::Infinity>() <= position_tol_) return false;
+    for (int k = 0; k < max_iterations_; ++k) {
+      stats().add("newton_iterations");
+      problem_->jacobian(t, q, Jp_);
+      factor_metric(t, q, mh_);
+      solve_metric(mh_, Phi_);
+      q.noalias() -= WJt_.leftCols(mh_).lazyProduct(mu_.head(mh_));
+      problem_->constraints(t, q, Phi_);
+      if (Phi_.lpNorm<Eigen::Infinity>() <= position_tol_) return true;
+    }
+    std::ostringstream msg;
+    msg << "position projection did not reach |Phi| <= " << position_tol_ << " in "
+        << max_iterations_ << " Newton iterations at t = " << t << " (|Phi| = "
+        << Phi_.lpNorm<Eigen::Infinity>() << ")";
+    throw NumericalFailure(RunStatus::newton_failed, msg.str());
+  }
+
+  bool project_velocities(double t, CVecRef q, VecRef v) {
+    if (m_ == 0) return false;
+    problem_->jacobian(t, q, Jp_);
+    problem_->velocity_rhs(t, q, nu_);
+    nu_.noalias() = Jp_.lazyProduct(v) - nu_;  // ψ
+    if (nu_.lpNorm<Eigen::Infinity>() <= velocity_tol_) return false;
+    factor_metric(t, q, m_);
+    solve_metric(m_, nu_);
+    v.noalias() -= WJt_.lazyProduct(mu_);
+    return true;
+  }
+
+  bool mass_metric_;
+  double position_tol_, velocity_tol_;
+  int max_iterations_;
+  Eigen::LLT<Mat> llt_W_;
+  Eigen::LDLT<Mat> ldlt_G_;
+  Mat Jp_, WJt_, G_;
+  Vec Phi_, nu_, mu_, dq_;
+};
+
+}  // namespace
+}  // namespace cmb
+
+CMB_DEFINE_METHOD(projection) {
+  cmb::MethodEntry entry;
+  entry.id = "projection";
+  entry.summary = "index-1 KKT solve + Newton projection of q and projection of v after each step";
+  entry.capabilities = {false, false, true, true};
+  cmb::ParamSpec metric;
+  metric.name = "metric";
+  metric.type = cmb::ParamType::choice;
+  metric.default_value = "mass";
+  metric.choices = {"euclidean", "mass"};
+  metric.description = "projection metric W: identity or the mass matrix";
+  cmb::ParamSpec iterations;
+  iterations.name = "max_iterations";
+  iterations.type = cmb::ParamType::integer;
+  iterations.default_value = 20;
+  iterations.min = 1;
+  iterations.max = 1000;
+  iterations.description = "Newton iterations allowed per position projection";
+  entry.params = {metric,
+                  cmb::positive_number("position_tol", 1e-12, "target max |Phi_i| after projection"),
+                  cmb::positive_number("velocity_tol", 1e-12, "project v when max |psi_i| exceeds this"),
+                  iterations};
+  for (auto& spec : cmb::schur_param_specs()) entry.params.push_back(spec);
+  entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::Projection>(p); };
+  return entry;
+}
