@@ -16,6 +16,7 @@ const char* type_name(ParamType type) {
     case ParamType::integer: return "an integer";
     case ParamType::boolean: return "true or false";
     case ParamType::choice: return "one of the listed choices";
+    case ParamType::text: return "a string";
   }
   return "?";
 }
@@ -71,6 +72,9 @@ nlohmann::json checked_value(const std::string& owner, const ParamSpec& spec,
     }
     case ParamType::boolean:
       if (!value.is_boolean()) throw wrong_type();
+      return value;
+    case ParamType::text:
+      if (!value.is_string()) throw wrong_type();
       return value;
     case ParamType::choice:
       if (!value.is_string()) throw wrong_type();

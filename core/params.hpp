@@ -12,7 +12,7 @@
 
 namespace cmb {
 
-enum class ParamType { number, integer, boolean, choice };
+enum class ParamType { number, integer, boolean, choice, text };
 
 struct ParamSpec {
   std::string name;
@@ -39,6 +39,7 @@ class Params {
   long integer(const std::string& name) const;
   bool flag(const std::string& name) const;
   std::string choice(const std::string& name) const;
+  std::string text(const std::string& name) const { return choice(name); }
   bool is_set(const std::string& name) const;     // has a non-null value (default or given)
   bool was_given(const std::string& name) const;  // the user named it explicitly
   const nlohmann::json& values() const { return values_; }  // echoed into results
