@@ -6,7 +6,8 @@
 // iterate from the multipliers of the previous call
 //   (M + α_p JᵀJ) q̈_{k+1} = Q − Jᵀλ_k + α_p Jᵀγ̃,
 //   λ_{k+1} = λ_k + α_p (J q̈_{k+1} − γ̃),
-// until ‖q̈_{k+1} − q̈_k‖∞ ≤ tol·(1 + ‖q̈_{k+1}‖∞). The leading matrix is symmetric positive
+// until ‖q̈_{k+1} − q̈_k‖∞ ≤ tol·(1 + ‖q̈_{k+1}‖∞), or until the change stops contracting below
+// √tol·(1 + ‖q̈‖∞) (rounding floor of the penalized matrix; counted as "stagnations"). The leading matrix is symmetric positive
 // definite whatever the rank of J, so redundant constraints and singular configurations pass;
 // the iterations remove the O(1/α_p) error of the pure penalty method. At convergence q̈ and λ
 // solve the KKT system (λ is then the particular solution the iteration reached: not unique when
@@ -21,6 +22,8 @@
 // State: x = [q; v].
 // Fails when: the iteration does not converge within max_iterations (status newton_failed, the
 // nearest status: an iterative solve that failed); M + α_p JᵀJ not positive definite (singular).
+#include <cmath>
+#include <limits>
 #include <sstream>
 
 #include <Eigen/Cholesky>
@@ -77,6 +80,7 @@ class AugmentedLagrangian : public AccelerationMethod {
     rhs0_ = Q_;
     rhs0_.noalias() += alpha_p_ * J_.transpose().lazyProduct(gamma_);  // γ_ is already γ̃
     // λ_ keeps the previous call's multipliers: a warm start that usually saves iterations.
+    double last_change = std::numeric_limits<double>::infinity();
     for (int k = 1; k <= max_iterations_; ++k) {
       stats().add("iterations");
       previous_ = qdd_;
@@ -86,7 +90,15 @@ class AugmentedLagrangian : public AccelerationMethod {
       residual_.noalias() = J_.lazyProduct(qdd_) - gamma_;
       lambda_.noalias() += alpha_p_ * residual_;
       const double change = (qdd_ - previous_).lpNorm<Eigen::Infinity>();
-      if (k > 1 && change <= tol_ * (1.0 + qdd_.lpNorm<Eigen::Infinity>())) return;
+      const double scale = 1.0 + qdd_.lpNorm<Eigen::Infinity>();
+      if (k > 1 && change <= tol_ * scale) return;
+      // Rounding in the ill-conditioned M + α_p JᵀJ puts a floor under the change; once the
+      // iteration stops contracting near that floor it has reached its attainable accuracy.
+      if (k > 2 && change > 0.5 * last_change && change <= std::sqrt(tol_) * scale) {
+        stats().add("stagnations");
+        return;
+      }
+      last_change = change;
     }
     std::ostringstream msg;
     msg << "augmented-Lagrangian iterations did not converge within " << max_iterations_

@@ -2,6 +2,7 @@
 
 #include "core/assembly.hpp"
 #include "core/kkt.hpp"
+#include "core/registry.hpp"
 
 namespace cmb::test {
 
@@ -11,7 +12,7 @@ nlohmann::json conformance_params(const std::string& problem_id) {
 }
 
 bool random_consistent_state(const Problem& problem, std::mt19937& rng, double spread,
-                             ConsistentState& out) {
+                             ConsistentState& out, bool require_full_rank) {
   const Sizes s = problem.sizes();
   std::normal_distribution<double> normal(0.0, 1.0);
   out.t = 0.1 * std::abs(normal(rng));
@@ -26,7 +27,7 @@ bool random_consistent_state(const Problem& problem, std::mt19937& rng, double s
   assemble_velocities(problem, out.t, out.q, out.v);
   Mat J(s.m(), s.nq);
   problem.jacobian(out.t, out.q, J);
-  return row_rank(J, 1e-6) == s.m();
+  return !require_full_rank || row_rank(J, 1e-6) == s.m();
 }
 
 Mat fd_constraint_jacobian(const Problem& problem, double t, const Vec& q) {
@@ -63,6 +64,22 @@ nlohmann::json quick_run(RunConfig config) {
   config.repeat = 0;
   PreparedRun run = prepare_run(config);
   return execute_run(run).record;
+}
+
+RunResult run_unregistered(std::unique_ptr<Problem> problem, const std::string& method,
+                           const nlohmann::json& method_params, const std::string& stepper,
+                           double tol) {
+  PreparedRun run;
+  run.config.method = method;
+  run.config.repeat = 0;
+  run.method = make_method(method, method_params);
+  run.stepper = &find_stepper(stepper);
+  run.settings.abs_tol = run.settings.rel_tol = tol;
+  run.t_end = problem->t_end();
+  for (int i = 1; i <= 100; ++i) run.sample_times.push_back(run.t_end * i / 100);
+  run.key = problem->info().id + "/" + method + "/" + stepper;
+  run.problem = std::move(problem);
+  return execute_run(run);
 }
 
 }  // namespace cmb::test

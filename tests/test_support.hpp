@@ -25,7 +25,7 @@ struct ConsistentState {
 // deterministic for a given seed. Returns false when assembly failed or J is rank-deficient
 // there (the caller draws again).
 bool random_consistent_state(const Problem& problem, std::mt19937& rng, double spread,
-                             ConsistentState& out);
+                             ConsistentState& out, bool require_full_rank = true);
 
 // Central differences of Φ in q (all holonomic rows), and of J v − ν along (1, v) in (t, q):
 // the latter is −γ.
@@ -34,5 +34,10 @@ Vec fd_gamma(const Problem& problem, double t, const Vec& q, const Vec& v);
 
 // Runs one configuration in-process with metrics and no timed repetitions.
 nlohmann::json quick_run(RunConfig config);
+
+// The same for a problem object that is not in the registry (e.g. built by a test).
+RunResult run_unregistered(std::unique_ptr<Problem> problem, const std::string& method,
+                           const nlohmann::json& method_params, const std::string& stepper,
+                           double tol);
 
 }  // namespace cmb::test

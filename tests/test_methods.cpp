@@ -1,0 +1,170 @@
+// Method behaviour beyond the conformance suite: redundant constraints, drift-free guarantees,
+// reaction forces against an exact solution, and every method running on every problem.
+#include <gtest/gtest.h>
+
+#include "core/kkt.hpp"
+#include "core/registry.hpp"
+#include "test_support.hpp"
+
+namespace cmb::test {
+namespace {
+
+// The IFToMM A01 pendulum with its one constraint stated twice: J has two identical rows, so
+// rank(J) = 1 < m = 2 at every state. q̈ is still unique; λ is not (only λ₁ + λ₂ is).
+class DuplicatedPendulum : public ProblemBase {
+ public:
+  DuplicatedPendulum()
+      : ProblemBase({"duplicated_pendulum", "pendulum with its constraint twice (test)", "tests", {"redundant"}},
+                    Params(nlohmann::json{{"t_end", 10.0}}, {}), Sizes{2, 2, 0}),
+        pendulum_(make_problem("simple_pendulum", {})) {}
+  void initial_state(VecRef q, VecRef v) const override { pendulum_->initial_state(q, v); }
+  void mass_matrix(double t, CVecRef q, MatRef M) const override { pendulum_->mass_matrix(t, q, M); }
+  void forces(double t, CVecRef q, CVecRef v, VecRef Q) const override {
+    pendulum_->forces(t, q, v, Q);
+  }
+  void constraints(double, CVecRef q, VecRef Phi) const override {
+    Phi.setConstant(q.squaredNorm() - 1.0);
+  }
+  void jacobian(double, CVecRef q, MatRef J) const override {
+    J.row(0) = 2.0 * q.transpose();
+    J.row(1) = 2.0 * q.transpose();
+  }
+  void acceleration_rhs(double, CVecRef, CVecRef v, VecRef gamma) const override {
+    gamma.setConstant(-2.0 * v.squaredNorm());
+  }
+  bool has_energy() const override { return true; }
+  double energy(double t, CVecRef q, CVecRef v) const override { return pendulum_->energy(t, q, v); }
+  std::vector<std::string> output_names() const override { return pendulum_->output_names(); }
+  void outputs(double t, CVecRef q, CVecRef v, VecRef y) const override {
+    pendulum_->outputs(t, q, v, y);
+  }
+  ReferenceInfo reference_info() const override { return pendulum_->reference_info(); }
+  Mat reference_outputs(const std::vector<double>& times) const override {
+    return pendulum_->reference_outputs(times);
+  }
+
+ private:
+  std::unique_ptr<Problem> pendulum_;
+};
+
+struct MethodConfig {
+  std::string id;
+  nlohmann::json params;
+};
+
+const std::vector<MethodConfig> kRedundancyCapable = {
+    {"svd_null_space", nlohmann::json::object()},
+    {"udwadia_kalaba", {{"variant", "eig"}}},
+    {"udwadia_kalaba", {{"variant", "cholesky"}}},
+    {"augmented_lagrangian", nlohmann::json::object()},
+};
+
+TEST(Redundancy, CapableMethodsGiveTheUniqueAccelerations) {
+  DuplicatedPendulum problem;
+  for (const auto& config : kRedundancyCapable) {
+    auto method = make_method(config.id, config.params);
+    method->bind(problem);
+    std::mt19937 rng(3);
+    Vec x(method->state_size()), dxdt(method->state_size());
+    for (int i = 0; i < 5; ++i) {
+      ConsistentState s;
+      ASSERT_TRUE(random_consistent_state(problem, rng, 0.3, s, /*require_full_rank=*/false));
+      method->pack(s.t, s.q, s.v, x);
+      method->rhs(x, dxdt, s.t);
+      const KktSolution oracle = kkt_oracle(problem, s.t, s.q, s.v);
+      ASSERT_FALSE(oracle.lambda_unique);
+      EXPECT_LE((method->accelerations() - oracle.qdd).lpNorm<Eigen::Infinity>(),
+                1e-9 * std::max(1.0, oracle.qdd.lpNorm<Eigen::Infinity>()))
+          << config.id << " " << config.params.dump();
+      // Only the sum of the two multipliers is determined; it must be the rod's.
+      EXPECT_NEAR(method->multipliers().sum(), oracle.lambda.sum(),
+                  1e-8 * std::max(1.0, std::abs(oracle.lambda.sum())))
+          << config.id;
+      EXPECT_FALSE(method->multipliers_unique()) << config.id;
+    }
+  }
+}
+
+TEST(Redundancy, CapableMethodsStayOnTheManifoldAndOnTheSolution) {
+  for (const auto& config : kRedundancyCapable) {
+    const RunResult r = run_unregistered(std::make_unique<DuplicatedPendulum>(), config.id,
+                                         config.params, "dopri5", 1e-10);
+    ASSERT_EQ(r.record["status"], "ok") << config.id << ": " << r.record["message"];
+    // Index-1 drift at tolerance 1e-10 over 10 s stays orders of magnitude below 1e-6.
+    EXPECT_LT(r.record["metrics"]["drift"]["position"]["max"].get<double>(), 1e-6) << config.id;
+    EXPECT_LT(r.record["metrics"]["error"]["max_abs"].get<double>(), 1e-6) << config.id;
+  }
+}
+
+TEST(Redundancy, FullRankMethodsReportInsteadOfReturningGarbage) {
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"index1", "singular"},
+      {"baumgarte", "singular"},
+      {"projection", "singular"},
+      {"coordinate_partitioning", "unsupported"},
+  };
+  for (const auto& [method, status] : expected) {
+    const RunResult r = run_unregistered(std::make_unique<DuplicatedPendulum>(), method,
+                                         nlohmann::json::object(), "dopri5", 1e-8);
+    EXPECT_EQ(r.record["status"], status) << method;
+    EXPECT_FALSE(r.record["message"].get<std::string>().empty()) << method;
+  }
+}
+
+// Drift-free methods hold Φ to their Newton tolerance (1e-12 by default) at every sample.
+TEST(Drift, PartitioningAndProjectionHoldTheirNewtonTolerance) {
+  for (const std::string method : {"coordinate_partitioning", "projection"}) {
+    for (const auto& [problem, t_end] :
+         std::vector<std::pair<std::string, double>>{{"simple_pendulum", 100.0}, {"crank_rocker", 10.0}}) {
+      RunConfig c;
+      c.problem = problem;
+      c.method = method;
+      c.stepper = "dopri5";
+      c.abs_tol = c.rel_tol = 1e-8;
+      c.t_end = t_end;
+      PreparedRun run = prepare_run(c);
+      run.config.repeat = 0;
+      const RunResult r = execute_run(run);
+      ASSERT_EQ(r.record["status"], "ok") << method << " " << problem << r.record["message"];
+      for (std::size_t i = 0; i < r.series.t.size(); ++i)
+        ASSERT_LE(r.series.position_residual[i], 1e-12)
+            << method << " " << problem << " t = " << r.series.t[i];
+    }
+  }
+}
+
+// Acceptance (issue #3): on the pendulum, λ matches the exact rod tension T/(2L) to 1e-6
+// (relative to the largest tension) at tight tolerance, for every method.
+TEST(Reactions, EveryMethodRecoversTheExactRodTension) {
+  for (const auto& entry : method_registry()) {
+    RunConfig c;
+    c.problem = "simple_pendulum";
+    c.method = entry.id;
+    c.stepper = "fehlberg78";
+    c.abs_tol = c.rel_tol = 1e-12;
+    const auto r = quick_run(c);
+    ASSERT_EQ(r["status"], "ok") << entry.id << ": " << r["message"];
+    EXPECT_LT(r["metrics"]["multipliers"]["max_rel_error"].get<double>(), 1e-6) << entry.id;
+  }
+}
+
+// Every method runs on every problem of the catalog, or says it cannot.
+TEST(Runs, EveryMethodOnEveryProblemEndsOkOrUnsupported) {
+  for (const auto& m : method_registry()) {
+    for (const auto& p : problem_registry()) {
+      RunConfig c;
+      c.problem = p.id;
+      c.problem_params = conformance_params(p.id);
+      c.method = m.id;
+      c.stepper = "dopri5";
+      c.abs_tol = c.rel_tol = 1e-6;
+      c.t_end = 0.2;
+      const auto r = quick_run(c);
+      EXPECT_TRUE(r["status"] == "ok" || r["status"] == "unsupported")
+          << m.id << " on " << p.id << ": " << r["status"] << " " << r["message"];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cmb::test
