@@ -43,11 +43,18 @@ nlohmann::json AccelerationMethod::effective_params() const {
 void AccelerationMethod::bind(const Problem& problem) {
   problem_ = &problem;
   const Sizes s = problem.sizes();
+  if (s.mu > 0 && !accepts_unilateral_rows())
+    throw NumericalFailure(RunStatus::unsupported,
+                           "the problem has " + std::to_string(s.mu) +
+                               " unilateral rows (g(q) >= 0); only methods with the inequality "
+                               "capability (gauss_qp) handle them");
   n_ = s.nq;
   mh_ = s.mh;
   m_ = s.m();
   M_.setZero(n_, n_);
   J_.setZero(m_, n_);
+  q_.setZero(n_);
+  v_.setZero(n_);
   Q_.setZero(n_);
   gamma_.setZero(m_);
   qdd_.setZero(n_);
@@ -79,15 +86,15 @@ void AccelerationMethod::add_baumgarte_terms(double t, CVecRef q, CVecRef v) {
 }
 
 void AccelerationMethod::rhs(CVecRef x, VecRef dxdt, double t) {
-  const auto q = x.head(n_);
-  const auto v = x.tail(n_);
-  problem_->mass_matrix(t, q, M_);
-  problem_->forces(t, q, v, Q_);
-  problem_->jacobian(t, q, J_);
-  problem_->acceleration_rhs(t, q, v, gamma_);
-  if (gains_.alpha != 0.0 || gains_.beta != 0.0) add_baumgarte_terms(t, q, v);
+  q_ = x.head(n_);
+  v_ = x.tail(n_);
+  problem_->mass_matrix(t, q_, M_);
+  problem_->forces(t, q_, v_, Q_);
+  problem_->jacobian(t, q_, J_);
+  problem_->acceleration_rhs(t, q_, v_, gamma_);
+  if (gains_.alpha != 0.0 || gains_.beta != 0.0) add_baumgarte_terms(t, q_, v_);
   solve_accelerations(t);
-  dxdt.head(n_) = v;
+  dxdt.head(n_) = v_;
   dxdt.tail(n_) = qdd_;
 }
 

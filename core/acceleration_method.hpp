@@ -41,6 +41,8 @@ class AccelerationMethod : public Method {
   nlohmann::json effective_params() const override;
 
  protected:
+  // Methods that handle unilateral rows override this; the others refuse such problems.
+  virtual bool accepts_unilateral_rows() const { return false; }
   // Sizes the solver's own workspace; M_, J_ etc. are already sized.
   virtual void bind_solver() {}
   // From M_, Q_, J_ and gamma_ (stabilized), fill qdd_ and lambda_. t is for messages.
@@ -51,6 +53,7 @@ class AccelerationMethod : public Method {
   int mh_ = 0;
   int m_ = 0;
   Mat M_, J_;
+  Vec q_, v_;  // the state of the current rhs call
   Vec Q_, gamma_, qdd_, lambda_;
 
  private:

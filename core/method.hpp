@@ -19,6 +19,7 @@ struct Capabilities {
   bool singular = false;      // passes through configurations where J loses rank
   bool nonholonomic = false;  // velocity-level rows A_nh v = c
   bool drift_free = false;    // Φ = 0 and ψ = 0 held to a tolerance by construction
+  bool inequality = false;    // unilateral rows g(q) ≥ 0
 };
 
 // Work counters and diagnostics a method reports; names are the JSON keys in "work.method".

@@ -58,6 +58,17 @@ class Problem {
   // γ in J q̈ = γ, i.e. −J̇v (+ time-derivative terms for rheonomic rows).
   virtual void acceleration_rhs(double t, CVecRef q, CVecRef v, VecRef gamma) const = 0;
 
+  // Unilateral rows g(t,q) ≥ 0 (sizes().mu of them). While a row is closed (g ≈ 0, ġ ≈ 0) its
+  // acceleration must not push into the support: G q̈ ≥ d with G = ∂g/∂q and d = −Ġv.
+  virtual void unilateral_gaps(double t, CVecRef q, VecRef g) const {}
+  virtual void unilateral_jacobian(double t, CVecRef q, MatRef G) const {}
+  virtual void unilateral_acceleration_rhs(double t, CVecRef q, CVecRef v, VecRef d) const {}
+
+  // Priority level of equality row `row` (0 = highest). Only methods that prioritize
+  // (gauss_qp) read it: higher levels are met exactly, lower ones in the least-squares sense
+  // inside the higher levels' solution set. For consistent constraints the levels do not matter.
+  virtual int row_priority(int row) const { return 0; }
+
   // Conserved energy (or energy minus work of drives); NaN when the problem has none.
   virtual bool has_energy() const { return false; }
   virtual double energy(double t, CVecRef q, CVecRef v) const { return std::nan(""); }

@@ -31,7 +31,8 @@ void SchurKktSolver::bind(int n, int m) {
 }
 
 bool SchurKktSolver::solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, double pivot_tol,
-                           RankPolicy policy, double t, VecRef qdd, VecRef lambda) {
+                           RankPolicy policy, double t, VecRef qdd, VecRef lambda,
+                           double softness) {
   llt_M_.compute(M);
   if (llt_M_.info() != Eigen::Success) {
     std::ostringstream msg;
@@ -49,6 +50,7 @@ bool SchurKktSolver::solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, doubl
   Y_ = J.transpose();
   for (Eigen::Index j = 0; j < Y_.cols(); ++j) llt_M_.matrixL().solveInPlace(Y_.col(j));
   S_.noalias() = Y_.transpose().lazyProduct(Y_);
+  if (softness > 0.0) S_.diagonal() *= 1.0 + softness;
   ldlt_S_.compute(S_);
   // S is positive semi-definite: pivots may come out as tiny negatives when J is (nearly)
   // rank-deficient, which Eigen reports as a numerical issue; only |d_i| against the cutoff and

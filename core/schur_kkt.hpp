@@ -24,9 +24,10 @@ class SchurKktSolver {
  public:
   void bind(int n, int m);
   // pivot_tol: S counts as singular when min|D_ii| < pivot_tol · max|D_ii| in S = PᵀLDLᵀP.
-  // Returns false when pivots were truncated (λ then not unique).
+  // Returns false when pivots were truncated (λ then not unique). softness s ≥ 0 adds the
+  // MuJoCo-style regularization R = s·diag(J M⁻¹Jᵀ) to the Schur complement (soft constraints).
   bool solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, double pivot_tol, RankPolicy policy,
-             double t, VecRef qdd, VecRef lambda);
+             double t, VecRef qdd, VecRef lambda, double softness = 0.0);
 
  private:
   Eigen::LLT<Mat> llt_M_;

@@ -14,11 +14,14 @@ using MatRef = Eigen::Ref<Mat>;
 using CMatRef = const Eigen::Ref<const Mat>&;
 
 // Sizes of a constrained model: nq coordinates (= nv speeds), mh holonomic rows Φ(t,q) = 0,
-// mn nonholonomic rows A_nh(t,q) v = c(t,q). All m = mh + mn rows stack in J.
+// mn nonholonomic rows A_nh(t,q) v = c(t,q). All m = mh + mn rows stack in J. Separately, mu
+// unilateral rows g(t,q) ≥ 0 (supports, joint stops), which only methods that declare the
+// `inequality` capability accept.
 struct Sizes {
   int nq = 0;
   int mh = 0;
   int mn = 0;
+  int mu = 0;
   int m() const { return mh + mn; }
 };
 

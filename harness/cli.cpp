@@ -22,6 +22,7 @@ std::string capability_text(const Capabilities& c) {
   if (c.singular) items.push_back("singular");
   if (c.nonholonomic) items.push_back("nonholonomic");
   if (c.drift_free) items.push_back("drift-free");
+  if (c.inequality) items.push_back("inequality");
   return items.empty() ? "-" : join(items, ", ");
 }
 

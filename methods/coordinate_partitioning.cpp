@@ -131,6 +131,7 @@ void CoordinatePartitioning::choose_partition(CMatRef J) {
 void CoordinatePartitioning::bind(const Problem& problem) {
   problem_ = &problem;
   const Sizes s = problem.sizes();
+  if (s.mu > 0) unsupported("unilateral rows are not supported (use gauss_qp)");
   if (s.mn > 0) unsupported("nonholonomic rows are not supported (independent speeds differ from "
                             "independent coordinates)");
   n_ = s.nq;
