@@ -57,6 +57,8 @@ const std::vector<MethodConfig> kRedundancyCapable = {
     {"udwadia_kalaba", {{"variant", "eig"}}},
     {"udwadia_kalaba", {{"variant", "cholesky"}}},
     {"augmented_lagrangian", nlohmann::json::object()},
+    {"gauss_qp", nlohmann::json::object()},
+    {"gauss_qp", {{"solver", "qp"}}},
 };
 
 TEST(Redundancy, CapableMethodsGiveTheUniqueAccelerations) {
