@@ -116,6 +116,29 @@ ParamSpec nonnegative_number(std::string name, nlohmann::json default_value,
   return spec;
 }
 
+ParamSpec integer_param(std::string name, long default_value, long min, long max,
+                        std::string description) {
+  ParamSpec spec;
+  spec.name = std::move(name);
+  spec.type = ParamType::integer;
+  spec.default_value = default_value;
+  spec.min = static_cast<double>(min);
+  spec.max = static_cast<double>(max);
+  spec.description = std::move(description);
+  return spec;
+}
+
+ParamSpec choice_param(std::string name, std::vector<std::string> choices,
+                       std::string description) {
+  ParamSpec spec;
+  spec.name = std::move(name);
+  spec.type = ParamType::choice;
+  spec.default_value = choices.front();
+  spec.choices = std::move(choices);
+  spec.description = std::move(description);
+  return spec;
+}
+
 Params parse_params(const std::string& owner, const nlohmann::json& given,
                     const std::vector<ParamSpec>& specs) {
   if (!given.is_null() && !given.is_object())

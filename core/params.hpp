@@ -28,6 +28,10 @@ struct ParamSpec {
 // Shorthands that keep parameter tables readable.
 ParamSpec positive_number(std::string name, double default_value, std::string description);
 ParamSpec nonnegative_number(std::string name, nlohmann::json default_value, std::string description);
+ParamSpec integer_param(std::string name, long default_value, long min, long max,
+                        std::string description);
+ParamSpec choice_param(std::string name, std::vector<std::string> choices,
+                       std::string description);  // the first choice is the default
 
 class Params {
  public:

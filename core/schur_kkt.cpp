@@ -11,14 +11,9 @@ std::vector<ParamSpec> schur_param_specs() {
   ParamSpec tol = positive_number("pivot_tol", 1e-12,
                                   "J M⁻¹Jᵀ counts as singular below this LDLᵀ pivot ratio");
   tol.max = 1.0;
-  ParamSpec policy;
-  policy.name = "rank_policy";
-  policy.type = ParamType::choice;
-  policy.default_value = "fail";
-  policy.choices = {"fail", "truncate"};
-  policy.description =
-      "on rank loss of J: fail (status singular) or truncate small pivots (λ non-unique)";
-  return {tol, policy};
+  return {tol, choice_param("rank_policy", {"fail", "truncate"},
+                            "on rank loss of J: fail (status singular) or truncate small pivots "
+                            "(λ non-unique)")};
 }
 
 void SchurKktSolver::bind(int n, int m) {

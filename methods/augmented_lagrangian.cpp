@@ -121,13 +121,6 @@ CMB_DEFINE_METHOD(augmented_lagrangian) {
   entry.id = "augmented_lagrangian";
   entry.summary = "penalty (M + alpha_p J^T J) with augmented-Lagrangian iterations on lambda";
   entry.capabilities = {true, true, true, false};
-  cmb::ParamSpec iterations;
-  iterations.name = "max_iterations";
-  iterations.type = cmb::ParamType::integer;
-  iterations.default_value = 50;
-  iterations.min = 1;
-  iterations.max = 10000;
-  iterations.description = "iteration limit per RHS call";
   cmb::ParamSpec tol = cmb::positive_number("tol", 1e-12, "relative change of q̈ that ends the iterations");
   tol.max = 1.0;
   cmb::ParamSpec alpha_p = cmb::positive_number("alpha_p", 1.0, "absolute penalty factor (overrides alpha_rel)");
@@ -138,7 +131,7 @@ CMB_DEFINE_METHOD(augmented_lagrangian) {
       cmb::nonnegative_number("omega", 10.0, "natural frequency of the constraint stabilization [1/s]"),
       cmb::nonnegative_number("xi", 1.0, "damping ratio of the constraint stabilization"),
       tol,
-      iterations,
+      cmb::integer_param("max_iterations", 50, 1, 10000, "iteration limit per RHS call"),
   };
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::AugmentedLagrangian>(p); };
   return entry;

@@ -302,19 +302,14 @@ CMB_DEFINE_METHOD(coordinate_partitioning) {
   independent.type = cmb::ParamType::text;
   independent.default_value = "auto";
   independent.description = "auto (pivoted LU of J) or comma-separated independent coordinate indices";
-  cmb::ParamSpec iterations;
-  iterations.name = "max_iterations";
-  iterations.type = cmb::ParamType::integer;
-  iterations.default_value = 20;
-  iterations.min = 1;
-  iterations.max = 1000;
-  iterations.description = "Newton iterations allowed per recovery of the dependent coordinates";
   cmb::ParamSpec repartition = cmb::positive_number(
       "repartition_tol", 0.1, "re-partition when 1/(|Phi_z^-1| |J|) falls below this at a step");
   repartition.max = 1.0;
   entry.params = {independent,
                   cmb::positive_number("newton_tol", 1e-12, "target max |Phi_i| of the Newton recovery"),
-                  iterations, repartition};
+                  cmb::integer_param("max_iterations", 20, 1, 1000,
+                                     "Newton iterations allowed per recovery of the dependent coordinates"),
+                  repartition};
   entry.make = [](const cmb::Params& p) {
     return std::make_unique<cmb::CoordinatePartitioning>(p);
   };

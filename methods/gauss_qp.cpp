@@ -231,12 +231,8 @@ CMB_DEFINE_METHOD(gauss_qp) {
                   "unilateral rows via ALGLIB, MuJoCo-style softness";
   entry.capabilities = {true, true, true, false, true};
   entry.params = cmb::baumgarte_param_specs(nullptr);
-  cmb::ParamSpec solver;
-  solver.name = "solver";
-  solver.type = cmb::ParamType::choice;
-  solver.default_value = "auto";
-  solver.choices = {"auto", "qp"};
-  solver.description = "auto: exact fast paths where they apply; qp: always the QP library";
+  const cmb::ParamSpec solver = cmb::choice_param(
+      "solver", {"auto", "qp"}, "auto: exact fast paths where they apply; qp: always the QP library");
   cmb::ParamSpec rank_tol = cmb::positive_number("rank_tol", 1e-12, "relative pivot / singular-value cutoff");
   rank_tol.max = 1.0;
   entry.params.push_back(solver);

@@ -133,23 +133,12 @@ CMB_DEFINE_METHOD(projection) {
   entry.id = "projection";
   entry.summary = "index-1 KKT solve + Newton projection of q and projection of v after each step";
   entry.capabilities = {false, false, true, true};
-  cmb::ParamSpec metric;
-  metric.name = "metric";
-  metric.type = cmb::ParamType::choice;
-  metric.default_value = "mass";
-  metric.choices = {"euclidean", "mass"};
-  metric.description = "projection metric W: identity or the mass matrix";
-  cmb::ParamSpec iterations;
-  iterations.name = "max_iterations";
-  iterations.type = cmb::ParamType::integer;
-  iterations.default_value = 20;
-  iterations.min = 1;
-  iterations.max = 1000;
-  iterations.description = "Newton iterations allowed per position projection";
-  entry.params = {metric,
+  entry.params = {cmb::choice_param("metric", {"mass", "euclidean"},
+                                    "projection metric W: the mass matrix or the identity"),
                   cmb::positive_number("position_tol", 1e-12, "target max |Phi_i| after projection"),
                   cmb::positive_number("velocity_tol", 1e-12, "project v when max |psi_i| exceeds this"),
-                  iterations};
+                  cmb::integer_param("max_iterations", 20, 1, 1000,
+                                     "Newton iterations allowed per position projection")};
   for (auto& spec : cmb::schur_param_specs()) entry.params.push_back(spec);
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::Projection>(p); };
   return entry;

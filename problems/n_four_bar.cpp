@@ -86,14 +86,8 @@ CMB_DEFINE_PROBLEM(n_four_bar) {
   cmb::ProblemEntry entry;
   entry.id = "n_four_bar";
   entry.summary = "IFToMM A02 N-four-bar: passes singular configurations; N scales the size";
-  cmb::ParamSpec n;
-  n.name = "N";
-  n.type = cmb::ParamType::integer;
-  n.default_value = 40;
-  n.min = 1;
-  n.max = 1000;
-  n.description = "number of four-bar loops (2N+1 links)";
-  entry.params = {n, cmb::t_end_param(20.0)};
+  entry.params = {cmb::integer_param("N", 40, 1, 1000, "number of four-bar loops (2N+1 links)"),
+                  cmb::t_end_param(20.0)};
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::NFourBar>(p); };
   return entry;
 }
