@@ -115,12 +115,18 @@ TEST(Redundancy, FullRankMethodsReportInsteadOfReturningGarbage) {
 
 // Drift-free methods hold Φ to their Newton tolerance (1e-12 by default) at every sample.
 TEST(Drift, PartitioningAndProjectionHoldTheirNewtonTolerance) {
-  for (const std::string method : {"coordinate_partitioning", "projection"}) {
+  const std::vector<std::pair<std::string, nlohmann::json>> configs = {
+      {"coordinate_partitioning", nlohmann::json::object()},
+      {"projection", {{"metric", "mass"}}},
+      {"projection", {{"metric", "euclidean"}}},
+  };
+  for (const auto& [method, params] : configs) {
     for (const auto& [problem, t_end] :
          std::vector<std::pair<std::string, double>>{{"simple_pendulum", 100.0}, {"crank_rocker", 10.0}}) {
       RunConfig c;
       c.problem = problem;
       c.method = method;
+      c.method_params = params;
       c.stepper = "dopri5";
       c.abs_tol = c.rel_tol = 1e-8;
       c.t_end = t_end;
@@ -160,7 +166,7 @@ TEST(Runs, EveryMethodOnEveryProblemEndsOkOrUnsupported) {
       c.method = m.id;
       c.stepper = "dopri5";
       c.abs_tol = c.rel_tol = 1e-6;
-      c.t_end = 0.2;
+      c.t_end = std::min(0.2, make_problem(p.id, c.problem_params)->t_end());
       const auto r = quick_run(c);
       EXPECT_TRUE(r["status"] == "ok" || r["status"] == "unsupported")
           << m.id << " on " << p.id << ": " << r["status"] << " " << r["message"];
