@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/kkt.hpp"
 #include "core/registry.hpp"
 #include "harness/output.hpp"
 #include "harness/run.hpp"
@@ -48,6 +49,44 @@ void print_list(const std::string& what) {
           << ", order " << (s.order ? std::to_string(s.order) : std::string("variable")) << ": "
           << s.summary << "\n";
   }
+  std::cout << out.str();
+}
+
+void print_description(const std::string& id, const std::vector<std::string>& params) {
+  const auto& entry = find_problem(id);
+  nlohmann::json given = nlohmann::json::object();
+  for (const auto& assignment : params) {
+    const auto eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("--param expects key=value, got '" + assignment + "'");
+    std::string key = assignment.substr(0, eq);
+    if (key.rfind("problem.", 0) == 0) key = key.substr(8);
+    given[key] = parse_cli_value(assignment.substr(eq + 1));
+  }
+  const auto problem = make_problem(id, given);
+  const Sizes s = problem->sizes();
+  Vec q(s.nq), v(s.nq);
+  problem->initial_state(q, v);
+  Mat J(s.m(), s.nq);
+  problem->jacobian(0.0, q, J);
+  const ReferenceInfo ref = problem->reference_info();
+  std::ostringstream out;
+  out << problem->info().id << " — " << problem->info().title << "\n"
+      << "  source:       " << problem->info().source << "\n"
+      << "  tags:         " << (problem->info().tags.empty() ? "-" : join(problem->info().tags, ", "))
+      << "\n"
+      << "  coordinates:  " << s.nq << "\n"
+      << "  constraints:  " << s.mh << " holonomic, " << s.mn << " nonholonomic, " << s.mu
+      << " unilateral; rank of J at t = 0: " << row_rank(J) << " of " << s.m() << "\n"
+      << "  mobility:     " << s.nq - row_rank(J) << " (coordinates − rank of J at t = 0)\n"
+      << "  outputs:      " << join(problem->output_names(), ", ") << "\n"
+      << "  horizon:      " << problem->t_end() << " s (default; --t-end or t_end to change)\n"
+      << "  energy:       " << (problem->has_energy() ? "conserved (reported as drift)" : "none") << "\n"
+      << "  reference:    " << to_string(ref.kind);
+  if (!ref.provenance.empty()) out << " — " << ref.provenance;
+  if (std::isfinite(ref.accuracy)) out << " (accuracy ~" << ref.accuracy << ")";
+  out << "\n  parameters:\n" << describe_params(entry.params, "    ")
+      << "  values:       " << problem->params().dump() << "\n";
   std::cout << out.str();
 }
 
@@ -166,6 +205,15 @@ int cli_main(int argc, char** argv) {
   list->add_option("what", list_what, "problems | methods | steppers (default: all)")
       ->check(CLI::IsMember({"problems", "methods", "steppers"}));
 
+  std::string describe_id;
+  std::vector<std::string> describe_params_given;
+  auto* describe = app.add_subcommand(
+      "describe", "Describe a problem: data source, coordinates, constraint counts and rank, "
+                  "tags, reference kind and provenance, default horizon");
+  describe->add_option("problem", describe_id, "problem id (see `cmbench list problems`)")
+      ->required();
+  describe->add_option("--param", describe_params_given, "problem parameter key=value (repeatable)");
+
   RunConfig config;
   std::vector<std::string> params;
   std::string out_path, series_path;
@@ -199,15 +247,21 @@ int cli_main(int argc, char** argv) {
   run->add_option("--series", series_path, "write the sampled time series as CSV here");
   tol_opt->excludes(abs_opt)->excludes(rel_opt);
 
-  if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "list" &&
-      std::string(argv[1]) != "run") {
-    std::cerr << "cmbench: error: unknown command '" << argv[1] << "' (valid: list, run)\n";
+  const std::string command = argc > 1 ? argv[1] : "";
+  if (argc > 1 && argv[1][0] != '-' && command != "list" && command != "run" &&
+      command != "describe") {
+    std::cerr << "cmbench: error: unknown command '" << argv[1]
+              << "' (valid: list, describe, run)\n";
     return 2;
   }
   try {
     app.parse(argc, argv);
     if (list->parsed()) {
       print_list(list_what);
+      return 0;
+    }
+    if (describe->parsed()) {
+      print_description(describe_id, describe_params_given);
       return 0;
     }
     std::optional<double> tol_value;

@@ -102,6 +102,19 @@ TEST(Cli, NumericalFailureIsARecordedStatusWithExitCode1) {
   EXPECT_EQ(nlohmann::json::parse(in)["status"], "singular");
 }
 
+TEST(Cli, DescribeReportsCountsRankAndReference) {
+  const CliResult r = cli("describe n_four_bar --param N=3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // 2N+1 = 7 links × 3 coordinates, 3N+1 = 10 pins × 2 rows, full rank at the start.
+  EXPECT_NE(r.output.find("coordinates:  21"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("20 holonomic"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rank of J at t = 0: 20 of 20"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("reduced_ode"), std::string::npos) << r.output;
+  const CliResult bad = cli("describe pendulum");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("simple_pendulum"), std::string::npos);
+}
+
 TEST(Cli, ListShowsEverything) {
   const CliResult r = cli("list");
   EXPECT_EQ(r.exit_code, 0);
