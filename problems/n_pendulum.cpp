@@ -1,0 +1,159 @@
+// n_pendulum — a chain of N point masses on massless rigid rods, in Cartesian coordinates.
+//
+// Data (chosen for cmbench; shared/PROBLEMS.md asks for a documented configuration): N masses
+// of 1/N kg joined by rods of 1/N m (a 1 kg, 1 m chain whatever N), the first rod pinned at the
+// origin; g = 9.81 m/s² along −y. Released at rest as a straight chain at angle theta0 (default
+// 45°) from the downward vertical. Default horizon 2 s.
+// Coordinates q = (x_1, y_1, …, x_N, y_N): nq = 2N; N holonomic rows
+// Φ_k = |r_k − r_{k−1}|² − L² (r_0 = 0). Scaling problem without loops (N up to 1000).
+// Reference: the same chain in absolute link angles θ_i (minimal coordinates), Lagrange's
+// equations Σ_j μ_ij L² cos(θ_i − θ_j) θ̈_j = −Σ_j μ_ij L² sin(θ_i − θ_j) θ̇_j² − g L μ_ii sin θ_i,
+// μ_ij = mass at or beyond link max(i, j), integrated by Bulirsch–Stoer at tolerance 1e-13. Its
+// cost is O(N³) per step: practical as a reference up to N ≈ 100.
+// Outputs: tip position (x_N, y_N) [m] and first mass (x_1, y_1) [m].
+#include <cmath>
+#include <vector>
+
+#include <boost/numeric/odeint.hpp>
+
+#include "core/registry.hpp"
+
+namespace cmb {
+namespace {
+
+constexpr double kG = 9.81;
+constexpr double kPi = 3.141592653589793238462643383279502884;
+
+class NPendulum : public ProblemBase {
+ public:
+  explicit NPendulum(const Params& params)
+      : ProblemBase({"n_pendulum", "Chain of N point masses in Cartesian coordinates",
+                     "cmbench scaling problem (shared/PROBLEMS.md); reference: joint-angle ODE",
+                     {}},
+                    params, Sizes{2 * static_cast<int>(params.integer("N")),
+                                  static_cast<int>(params.integer("N")), 0}),
+        n_(static_cast<int>(params.integer("N"))),
+        mass_(1.0 / n_),
+        length_(1.0 / n_),
+        theta0_(params.number("theta0_deg") * kPi / 180.0) {}
+
+  void initial_state(VecRef q, VecRef v) const override {
+    for (int k = 0; k < n_; ++k) {
+      q(2 * k) = (k + 1) * length_ * std::sin(theta0_);
+      q(2 * k + 1) = -(k + 1) * length_ * std::cos(theta0_);
+    }
+    v.setZero();
+  }
+  void mass_matrix(double, CVecRef, MatRef M) const override {
+    M.setZero();
+    M.diagonal().setConstant(mass_);
+  }
+  void forces(double, CVecRef, CVecRef, VecRef Q) const override {
+    for (int k = 0; k < n_; ++k) Q.segment<2>(2 * k) << 0.0, -mass_ * kG;
+  }
+  void constraints(double, CVecRef q, VecRef Phi) const override {
+    for (int k = 0; k < n_; ++k) Phi(k) = link(q, k).squaredNorm() - length_ * length_;
+  }
+  void jacobian(double, CVecRef q, MatRef J) const override {
+    J.setZero();
+    for (int k = 0; k < n_; ++k) {
+      const Eigen::Vector2d d = 2.0 * link(q, k);
+      J.block<1, 2>(k, 2 * k) = d.transpose();
+      if (k > 0) J.block<1, 2>(k, 2 * k - 2) = -d.transpose();
+    }
+  }
+  void acceleration_rhs(double, CVecRef, CVecRef v, VecRef gamma) const override {
+    for (int k = 0; k < n_; ++k) gamma(k) = -2.0 * link(v, k).squaredNorm();
+  }
+  bool has_energy() const override { return true; }
+  double energy(double, CVecRef q, CVecRef v) const override {
+    double e = 0.5 * mass_ * v.squaredNorm();
+    for (int k = 0; k < n_; ++k) e += mass_ * kG * q(2 * k + 1);
+    return e;
+  }
+  std::vector<std::string> output_names() const override {
+    return {"tip_x", "tip_y", "first_x", "first_y"};
+  }
+  void outputs(double, CVecRef q, CVecRef, VecRef y) const override {
+    y << q(2 * n_ - 2), q(2 * n_ - 1), q(0), q(1);
+  }
+
+  ReferenceInfo reference_info() const override {
+    return {ReferenceKind::reduced_ode,
+            "the same chain in absolute link angles (Lagrange's equations, minimal "
+            "coordinates), Bulirsch-Stoer at tolerance 1e-13",
+            1e-10};
+  }
+  Mat reference_outputs(const std::vector<double>& times) const override;
+
+ private:
+  // r_k − r_{k−1} for positions (or the same difference of velocities).
+  Eigen::Vector2d link(CVecRef x, int k) const {
+    const Eigen::Vector2d here = x.segment<2>(2 * k);
+    return k == 0 ? here : Eigen::Vector2d(here - x.segment<2>(2 * k - 2));
+  }
+  double mu(int i, int j) const { return mass_ * (n_ - std::max(i, j)); }  // 0-based links
+
+  int n_;
+  double mass_, length_, theta0_;
+};
+
+Mat NPendulum::reference_outputs(const std::vector<double>& times) const {
+  using State = std::vector<double>;  // [θ_1..θ_N, θ̇_1..θ̇_N]
+  Mat A(n_, n_);
+  Vec b(n_);
+  auto joint_angle_ode = [&](const State& s, State& ds, double) {
+    for (int i = 0; i < n_; ++i) {
+      double rhs = -kG * length_ * mu(i, i) * std::sin(s[i]);
+      for (int j = 0; j < n_; ++j) {
+        const double l2mu = length_ * length_ * mu(i, j);
+        A(i, j) = l2mu * std::cos(s[i] - s[j]);
+        rhs -= l2mu * std::sin(s[i] - s[j]) * s[n_ + j] * s[n_ + j];
+      }
+      b(i) = rhs;
+    }
+    const Vec acc = A.ldlt().solve(b);
+    for (int i = 0; i < n_; ++i) {
+      ds[i] = s[n_ + i];
+      ds[n_ + i] = acc(i);
+    }
+  };
+  std::vector<double> grid = times;
+  const bool prepend_zero = grid.empty() || grid.front() != 0.0;
+  if (prepend_zero) grid.insert(grid.begin(), 0.0);
+  Mat out(grid.size(), 4);
+  std::size_t row = 0;
+  auto record = [&](const State& s, double) {
+    double x = 0.0, y = 0.0;
+    for (int i = 0; i < n_; ++i) {
+      x += length_ * std::sin(s[i]);
+      y -= length_ * std::cos(s[i]);
+      if (i == 0) out.block<1, 2>(row, 2) << x, y;
+    }
+    out.block<1, 2>(row, 0) << x, y;
+    ++row;
+  };
+  State s(2 * n_, 0.0);
+  for (int i = 0; i < n_; ++i) s[i] = theta0_;
+  namespace odeint = boost::numeric::odeint;
+  odeint::bulirsch_stoer<State> stepper(1e-13, 1e-13);
+  odeint::integrate_times(stepper, joint_angle_ode, s, grid.begin(), grid.end(), 1e-4, record);
+  return prepend_zero ? Mat(out.bottomRows(times.size())) : out;
+}
+
+}  // namespace
+}  // namespace cmb
+
+CMB_DEFINE_PROBLEM(n_pendulum) {
+  cmb::ProblemEntry entry;
+  entry.id = "n_pendulum";
+  entry.summary = "chain of N point masses, Cartesian; joint-angle reference (scaling, no loops)";
+  cmb::ParamSpec theta = cmb::nonnegative_number("theta0_deg", 45.0,
+                                                  "initial angle of the straight chain from the "
+                                                  "downward vertical [deg]");
+  theta.max = 180.0;
+  entry.params = {cmb::integer_param("N", 10, 1, 1000, "number of masses and links"),
+                  cmb::t_end_param(2.0), theta};
+  entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::NPendulum>(p); };
+  return entry;
+}
