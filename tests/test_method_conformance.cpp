@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "alloc_counter.hpp"
+#include "core/errors.hpp"
 #include "core/kkt.hpp"
 #include "core/registry.hpp"
 #include "test_support.hpp"
@@ -18,7 +19,18 @@ class MethodConformance : public ::testing::TestWithParam<Pair> {
     const auto& [method_id, problem_id] = GetParam();
     problem = make_problem(problem_id, conformance_params(problem_id));
     method = make_method(method_id, nlohmann::json::object());
-    method->bind(*problem);
+    // A method may refuse a problem only for a feature it declares it cannot handle.
+    const Capabilities caps = find_method(method_id).capabilities;
+    const Sizes s = problem->sizes();
+    const bool declared_unable = (s.mn > 0 && !caps.nonholonomic) || (s.mu > 0 && !caps.inequality);
+    try {
+      method->bind(*problem);
+    } catch (const NumericalFailure& failure) {
+      ASSERT_EQ(failure.status(), RunStatus::unsupported) << failure.what();
+      ASSERT_TRUE(declared_unable) << "refused without a declared reason: " << failure.what();
+      GTEST_SKIP() << failure.what();
+    }
+    ASSERT_FALSE(declared_unable) << "accepted a problem it declares it cannot handle";
   }
   std::unique_ptr<Problem> problem;
   std::unique_ptr<Method> method;
