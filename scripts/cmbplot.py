@@ -10,6 +10,12 @@ import os
 METHOD_STYLE = {
     "index1": {"color": "#d62728", "marker": "o", "linestyle": "-"},
     "baumgarte": {"color": "#1f77b4", "marker": "s", "linestyle": "--"},
+    "projection": {"color": "#2ca02c", "marker": "^", "linestyle": "-."},
+    "coordinate_partitioning": {"color": "#9467bd", "marker": "D", "linestyle": ":"},
+    "svd_null_space": {"color": "#8c564b", "marker": "v", "linestyle": "-"},
+    "udwadia_kalaba": {"color": "#e377c2", "marker": "P", "linestyle": "--"},
+    "gauss_qp": {"color": "#17becf", "marker": "X", "linestyle": "-."},
+    "augmented_lagrangian": {"color": "#bcbd22", "marker": "*", "linestyle": ":"},
 }
 FALLBACK_STYLE = {"color": "#7f7f7f", "marker": "^", "linestyle": ":"}
 
