@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake g++ make git
   libeigen3-dev libboost-dev nlohmann-json3-dev libcli11-dev libgtest-dev libalglib-dev
-  python3 python3-matplotlib python3-numpy
+  python3 python3-matplotlib python3-numpy python3-sympy
 )
 
 missing=()
