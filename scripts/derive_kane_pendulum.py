@@ -16,11 +16,13 @@ Data (seed 004): m = 1 kg, g = 9.81 m/s^2 along N.x, kt = 0.01 N m/rad, kl = 2 N
 """
 import argparse
 import os
-import re
 import sys
 
 import sympy as sm
 import sympy.physics.mechanics as me
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sympy_codegen import emit, index_arrays, write_or_check  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "problems", "generated", "kane_pendulum.inc")
@@ -102,19 +104,6 @@ def constrained_equations(s):
     return P, pd, M, Qf, Phi, J, gamma, energy, along.subs(plain)
 
 
-def emit(name, args, exprs, shape, data):
-    """A C++ function writing exprs (a sympy Matrix) into out[] in row-major order."""
-    flat = [e.subs(data) for e in exprs]
-    replacements, reduced = sm.cse(flat, symbols=sm.numbered_symbols("t"))
-    lines = [f"// {shape}", f"inline void {name}({', '.join(f'const double* {a}' for a in args)}, double* out) {{"]
-    for sym, expr in replacements:
-        lines.append(f"  const double {sym} = {sm.cxxcode(expr, standard='c++17')};")
-    for i, expr in enumerate(reduced):
-        lines.append(f"  out[{i}] = {sm.cxxcode(expr, standard='c++17')};")
-    lines.append("}")
-    return "\n".join(lines)
-
-
 def generate():
     s = model()
     data = {s[k]: v for k, v in DATA.items()}
@@ -152,28 +141,12 @@ def generate():
     return "\n\n".join(parts) + "\n"
 
 
-def index_arrays(text):
-    """Symbol names kq0, p3, ... become the argument array elements kq[0], p[3], ..."""
-    for prefix, count in (("kq", 3), ("ku", 3), ("p", 5), ("v", 5)):
-        for i in range(count):
-            text = re.sub(rf"\b{prefix}{i}\b", f"{prefix}[{i}]", text)
-    return text
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="fail if the committed file is not current")
     opts = parser.parse_args()
-    text = index_arrays(generate())
-    if opts.check:
-        with open(OUT) as f:
-            if f.read() != text:
-                sys.exit("problems/generated/kane_pendulum.inc is not current: run "
-                         "/usr/bin/python3 scripts/derive_kane_pendulum.py")
-        return
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        f.write(text)
+    write_or_check(OUT, index_arrays(generate(), [("kq", 3), ("ku", 3), ("p", 5), ("v", 5)]),
+                   opts.check, "scripts/derive_kane_pendulum.py")
 
 
 if __name__ == "__main__":
