@@ -225,3 +225,25 @@ TEST(KanePendulum, ConstrainedFormulationMatchesKaneEquations) {
 
 }  // namespace
 }  // namespace cmb::test
+
+namespace cmb::test {
+namespace {
+
+// Issue #4's acceptance for rolling_disk: steady turning is an exact solution (derived and
+// checked in scripts/derive_rolling_disk.py); the drift-free projection method must keep lean,
+// yaw rate and spin rate constant to 1e-8 over 10 s, and energy must hold.
+TEST(RollingDisk, SteadyTurningStaysSteady) {
+  RunConfig c;
+  c.problem = "rolling_disk";
+  c.method = "projection";
+  c.stepper = "fehlberg78";
+  c.abs_tol = c.rel_tol = 1e-12;
+  const auto r = quick_run(c);
+  ASSERT_EQ(r["status"], "ok");
+  EXPECT_LT(r["metrics"]["error"]["max_abs"].get<double>(), 1e-8);
+  EXPECT_LT(r["metrics"]["drift"]["velocity"]["max"].get<double>(), 1e-11);
+  EXPECT_LT(r["metrics"]["energy"]["max_rel"].get<double>(), 1e-8);
+}
+
+}  // namespace
+}  // namespace cmb::test

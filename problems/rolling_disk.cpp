@@ -1,0 +1,94 @@
+// rolling_disk — a thin disk rolling without slipping on a horizontal plane (spatial,
+// nonholonomic), started in steady turning.
+//
+// Model: uniform thin disk, m = 1 kg, r = 0.5 m (inertia ½mr² about its axis, ¼mr² about a
+// diameter), g = 9.81 m/s². Coordinates q = (x, y, ψ, θ, φ): contact point, yaw about the
+// vertical, lean about the yawed horizontal axis (θ = 0 upright), spin about the disk axis; the
+// centre is C = P + r·(unit vector from contact to centre), so contact is built in.
+// Two nonholonomic rows: the disk's material contact point has no horizontal velocity.
+// nq = 5, mh = 0, mn = 2. Lagrange's equations, the rows, γ and the energy are derived by
+// scripts/derive_rolling_disk.py (sympy) into problems/generated/rolling_disk.inc.
+// Initial state: steady turning with lean θ0 = 0.3 rad and yaw rate Ω = 1 rad/s; the spin rate
+// (−4.2924 rad/s) and contact-point velocity solve the reduced equations exactly (the script
+// derives them and asserts the remaining equations vanish).
+// Reference (analytic): the steady motion itself — θ, ψ̇ and φ̇ stay constant.
+// Energy is conserved. Outputs: lean θ [rad], yaw rate ψ̇ [rad/s], spin rate φ̇ [rad/s].
+// Horizon 10 s.
+#include <array>
+#include <cmath>
+
+#include "core/registry.hpp"
+
+namespace cmb {
+namespace {
+
+#include "problems/generated/rolling_disk.inc"
+
+namespace gen = rolling_disk_generated;
+
+class RollingDisk : public ProblemBase {
+ public:
+  explicit RollingDisk(const Params& params)
+      : ProblemBase({"rolling_disk", "Thin disk rolling without slipping (steady turning)",
+                     "classical rolling disk (e.g. Neimark & Fufaev; O'Reilly, Nonlinear Dyn. 10 "
+                     "(1996)); equations derived in scripts/derive_rolling_disk.py",
+                     {"nonholonomic", "spatial"}},
+                    params, Sizes{5, 0, 2}) {}
+
+  void initial_state(VecRef q, VecRef v) const override {
+    q << 0.0, 0.0, 0.0, gen::kSteadyLean, 0.0;
+    v << gen::kSteadyVx, gen::kSteadyVy, gen::kSteadyYawRate, 0.0, gen::kSteadySpinRate;
+  }
+  void mass_matrix(double, CVecRef q, MatRef M) const override {
+    std::array<double, 25> out{};
+    gen::disk_mass_matrix(q.data(), out.data());
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j) M(i, j) = out[5 * i + j];
+  }
+  void forces(double, CVecRef q, CVecRef v, VecRef Q) const override {
+    gen::disk_forces(q.data(), v.data(), Q.data());
+  }
+  void constraints(double, CVecRef, VecRef) const override {}
+  void jacobian(double, CVecRef q, MatRef J) const override {
+    std::array<double, 10> out{};
+    gen::disk_constraint_matrix(q.data(), out.data());
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 5; ++j) J(i, j) = out[5 * i + j];
+  }
+  void acceleration_rhs(double, CVecRef q, CVecRef v, VecRef gamma) const override {
+    gen::disk_gamma(q.data(), v.data(), gamma.data());
+  }
+  bool has_energy() const override { return true; }
+  double energy(double, CVecRef q, CVecRef v) const override {
+    double e = 0.0;
+    gen::disk_energy(q.data(), v.data(), &e);
+    return e;
+  }
+  std::vector<std::string> output_names() const override {
+    return {"lean", "yaw_rate", "spin_rate"};
+  }
+  void outputs(double, CVecRef q, CVecRef v, VecRef y) const override { y << q(3), v(2), v(4); }
+
+  ReferenceInfo reference_info() const override {
+    return {ReferenceKind::analytic, "steady turning: lean, yaw rate and spin rate constant", 1e-14};
+  }
+  Mat reference_outputs(const std::vector<double>& times) const override {
+    Mat out(times.size(), 3);
+    out.col(0).setConstant(gen::kSteadyLean);
+    out.col(1).setConstant(gen::kSteadyYawRate);
+    out.col(2).setConstant(gen::kSteadySpinRate);
+    return out;
+  }
+};
+
+}  // namespace
+}  // namespace cmb
+
+CMB_DEFINE_PROBLEM(rolling_disk) {
+  cmb::ProblemEntry entry;
+  entry.id = "rolling_disk";
+  entry.summary = "thin disk rolling without slipping (2 nonholonomic rows), steady turning";
+  entry.params = {cmb::t_end_param(10.0)};
+  entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::RollingDisk>(p); };
+  return entry;
+}
