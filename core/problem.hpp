@@ -35,6 +35,9 @@ struct ReferenceInfo {
   ReferenceKind kind = ReferenceKind::none;
   std::string provenance;
   double accuracy = std::nan("");  // estimated absolute error of the reference outputs
+  // For kind self_converged: the two independent configurations the harness runs, as
+  // [{"method", "method_params", "stepper", "tol"}, ...]; null selects the harness default.
+  nlohmann::json recipe;
 };
 
 class Problem {

@@ -243,6 +243,12 @@ int cli_main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   auto* time_limit_opt = run->add_option("--time-limit", time_limit,
                                          "stop with status time_limit after this many seconds");
+  run->add_option("--reference", config.reference,
+                  "problem (the problem's own reference) or self_converged (two independent "
+                  "tight runs, cached)")
+      ->check(CLI::IsMember({"problem", "self_converged"}));
+  run->add_option("--reference-cache", config.reference_cache,
+                  "directory of cached self-converged references (default results/references)");
   run->add_option("--out", out_path, "write the JSON record here (atomically)");
   run->add_option("--series", series_path, "write the sampled time series as CSV here");
   tol_opt->excludes(abs_opt)->excludes(rel_opt);

@@ -67,10 +67,17 @@ void adaptive_steps(Stepper& stepper, System system, StateT& s, double& t, doubl
     double trial = settings.max_dt > 0.0 ? std::min(dt, settings.max_dt) : dt;
     const bool last = trial >= remaining;
     if (last) trial = remaining;
+    bool on_sample = false;
+    if (settings.land_on_samples && next_sample < sample_times.size() && !last &&
+        t + trial >= sample_times[next_sample]) {
+      trial = sample_times[next_sample] - t;
+      on_sample = true;
+    }
     if (stepper.try_step(system, s, t, trial) == odeint::success) {
       ++out.counters.steps_accepted;
-      dt = trial;
+      dt = on_sample ? std::max(trial, dt) : trial;
       if (last) t = t_end;
+      if (on_sample) t = sample_times[next_sample];
       if (!guard.ok(t, s)) return;
       if (method.post_step(t, as_vec(s))) {
         reset_stepper(stepper, 0);

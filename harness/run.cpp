@@ -7,6 +7,7 @@
 
 #include "core/registry.hpp"
 #include "harness/context.hpp"
+#include "harness/self_converged.hpp"
 
 namespace cmb {
 
@@ -143,6 +144,30 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Fills result.reference and the record's "reference" block.
+void attach_reference(const PreparedRun& run, RunResult& result) {
+  const Problem& problem = *run.problem;
+  const ReferenceInfo info = problem.reference_info();
+  if (run.config.reference != "self_converged" && info.kind != ReferenceKind::self_converged) {
+    result.reference = reference_at_samples(problem, result.series);
+    return;
+  }
+  auto& block = result.record["reference"];
+  block["kind"] = to_string(ReferenceKind::self_converged);
+  try {
+    const SelfConvergedReference ref = self_converged_reference(
+        problem.info().id, problem.params(), run.t_end, info.recipe, run.config.reference_cache);
+    result.reference = sample_reference(ref, result.series.t);
+    block["provenance"] = ref.provenance;
+    block["accuracy"] = number_or_null(ref.agreement);
+    block["cache_file"] = ref.cache_file;
+    block["from_cache"] = ref.from_cache;
+  } catch (const NumericalFailure& failure) {
+    block["provenance"] = std::string("could not be computed: ") + failure.what();
+    block["accuracy"] = nullptr;
+  }
+}
+
 }  // namespace
 
 PreparedRun prepare_run(const RunConfig& config) {
@@ -157,6 +182,9 @@ PreparedRun prepare_run(const RunConfig& config) {
   require_positive("max_dt", config.max_dt);
   require_positive("t_end", config.t_end);
   require_positive("sample_dt", config.sample_dt);
+  if (config.reference != "problem" && config.reference != "self_converged")
+    throw InputError("reference must be 'problem' or 'self_converged', got '" + config.reference +
+                     "'");
   if (config.repeat < 0) throw InputError("repeat must be >= 0, got " + std::to_string(config.repeat));
   run.settings = stepper_settings(config, *run.stepper);
   run.t_end = config.t_end ? *config.t_end : run.problem->t_end();
@@ -200,7 +228,8 @@ RunResult execute_run(PreparedRun& run) {
   rec["t_reached"] = outcome.t_reached;
   nlohmann::json metrics;
   // Errors compare against the reference only when the run reached the horizon.
-  if (outcome.status == RunStatus::ok) result.reference = reference_at_samples(problem, result.series);
+  if (outcome.status == RunStatus::ok && run.config.compute_reference)
+    attach_reference(run, result);
   metrics["error"] = error_metrics(problem, result.series, result.reference);
   metrics["drift"] = drift_metrics(result.series);
   metrics["energy"] = energy_metrics(problem, result.series);

@@ -31,6 +31,12 @@ struct RunConfig {
   std::optional<double> sample_dt;  // default: t_end / 100
   int repeat = 3;                   // timed repetitions after the instrumented run
   LoopLimits limits;
+  // "problem": the problem's own reference; "self_converged": computed by the harness with two
+  // independent configurations and cached (harness/self_converged.hpp). Problems whose
+  // reference kind is self_converged always get the latter.
+  std::string reference = "problem";
+  std::string reference_cache = "results/references";
+  bool compute_reference = true;  // off for the reference computations themselves
 };
 
 struct PreparedRun {

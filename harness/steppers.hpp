@@ -33,6 +33,9 @@ struct StepperSettings {
   double abs_tol = 1e-6;
   double rel_tol = 1e-6;
   double max_dt = 0.0;  // 0: no bound
+  // Adaptive steppers: shorten steps to land exactly on every sample time (reference
+  // computations need values there; ordinary runs keep their natural step sequence).
+  bool land_on_samples = false;
 };
 
 struct LoopLimits {

@@ -1,0 +1,138 @@
+#include "harness/self_converged.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "harness/context.hpp"
+#include "harness/output.hpp"
+#include "harness/run.hpp"
+
+namespace cmb {
+
+namespace {
+
+constexpr int kGridIntervals = 100;
+
+// FNV-1a: a stable file name for a (problem, parameters, horizon, recipe) combination.
+std::string stable_hash(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  std::ostringstream out;
+  out << std::hex << h;
+  return out.str();
+}
+
+Mat run_on_grid(const std::string& id, const nlohmann::json& params, double t_end,
+                const nlohmann::json& config) {
+  RunConfig c;
+  c.problem = id;
+  c.problem_params = params;
+  c.method = config.at("method").get<std::string>();
+  c.method_params = config.value("method_params", nlohmann::json::object());
+  c.stepper = config.at("stepper").get<std::string>();
+  c.abs_tol = c.rel_tol = config.at("tol").get<double>();
+  c.t_end = t_end;
+  c.sample_dt = t_end / kGridIntervals;
+  c.repeat = 0;
+  c.compute_reference = false;
+  PreparedRun run = prepare_run(c);
+  run.settings.land_on_samples = true;
+  const RunResult result = execute_run(run);
+  if (result.record["status"] != "ok")
+    throw NumericalFailure(RunStatus::diverged,
+                           "self-converged reference run " + run.key + " ended " +
+                               result.record["status"].get<std::string>() + ": " +
+                               result.record["message"].get<std::string>());
+  const auto& series = result.series;
+  Mat out(series.t.size(), series.outputs.front().size());
+  for (std::size_t i = 0; i < series.t.size(); ++i) out.row(i) = series.outputs[i].transpose();
+  return out;
+}
+
+nlohmann::json matrix_json(const Mat& m) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    nlohmann::json row = nlohmann::json::array();
+    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(i, j));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+Mat matrix_from_json(const nlohmann::json& rows) {
+  Mat m(rows.size(), rows.empty() ? 0 : rows[0].size());
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < rows[i].size(); ++j) m(i, j) = rows[i][j].get<double>();
+  return m;
+}
+
+}  // namespace
+
+nlohmann::json default_reference_recipe() {
+  return nlohmann::json::array(
+      {{{"method", "augmented_lagrangian"}, {"stepper", "fehlberg78"}, {"tol", 1e-12}},
+       {{"method", "svd_null_space"},
+        {"method_params", {{"omega0", 10.0}}},
+        {"stepper", "bulirsch_stoer"},
+        {"tol", 1e-12}}});
+}
+
+SelfConvergedReference self_converged_reference(const std::string& id, const nlohmann::json& params,
+                                                double t_end, const nlohmann::json& recipe_in,
+                                                const std::string& cache_dir) {
+  const nlohmann::json recipe = recipe_in.is_null() ? default_reference_recipe() : recipe_in;
+  const nlohmann::json key = {{"problem", id}, {"params", params}, {"t_end", t_end},
+                              {"recipe", recipe}, {"grid_intervals", kGridIntervals}};
+  SelfConvergedReference ref;
+  ref.cache_file =
+      (std::filesystem::path(cache_dir) / (id + "-" + stable_hash(key.dump()) + ".json")).string();
+  std::ifstream cached(ref.cache_file);
+  if (cached) {
+    const auto doc = nlohmann::json::parse(cached, nullptr, false);
+    if (!doc.is_discarded() && doc.value("key", nlohmann::json()) == key) {
+      ref.grid = doc["grid"].get<std::vector<double>>();
+      ref.outputs = matrix_from_json(doc["outputs"]);
+      ref.agreement = doc["agreement"].get<double>();
+      ref.provenance = doc["provenance"];
+      ref.from_cache = true;
+      return ref;
+    }
+  }
+  const Mat a = run_on_grid(id, params, t_end, recipe.at(0));
+  const Mat b = run_on_grid(id, params, t_end, recipe.at(1));
+  for (int k = 0; k <= kGridIntervals; ++k) ref.grid.push_back(t_end * k / kGridIntervals);
+  ref.outputs = a;
+  ref.agreement = (a - b).cwiseAbs().maxCoeff();
+  ref.provenance = {{"runs", recipe},
+                    {"agreement", ref.agreement},
+                    {"context", run_context()},
+                    {"note", "outputs of the first run; accuracy estimated by the largest "
+                             "difference to the second"}};
+  const nlohmann::json doc = {{"key", key},
+                              {"grid", ref.grid},
+                              {"outputs", matrix_json(ref.outputs)},
+                              {"agreement", ref.agreement},
+                              {"provenance", ref.provenance}};
+  write_file_atomically(ref.cache_file, doc.dump(1) + "\n");
+  return ref;
+}
+
+Mat sample_reference(const SelfConvergedReference& reference, const std::vector<double>& times) {
+  Mat out = Mat::Constant(times.size(), reference.outputs.cols(), std::nan(""));
+  const double t_end = reference.grid.back();
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    const double position = times[i] / t_end * (reference.grid.size() - 1);
+    const long k = std::lround(position);
+    if (k >= 0 && k < static_cast<long>(reference.grid.size()) &&
+        std::abs(times[i] - reference.grid[k]) <= 1e-9 * t_end)
+      out.row(i) = reference.outputs.row(k);
+  }
+  return out;
+}
+
+}  // namespace cmb
