@@ -21,6 +21,7 @@
 #include <boost/numeric/odeint.hpp>
 
 #include "core/registry.hpp"
+#include "problems/row_major.hpp"
 
 namespace cmb {
 namespace {
@@ -31,13 +32,6 @@ namespace gen = kane_pendulum_generated;
 constexpr double kPi = 3.141592653589793238462643383279502884;
 const std::array<double, 3> kQ0 = {5.0 * kPi / 180.0, 5.0 * kPi / 180.0, 0.1};
 const std::array<double, 3> kU0 = {0.1, 0.2, 0.3};
-
-// Row-major generated matrices into an Eigen matrix of any storage.
-template <int Rows, int Cols>
-void copy_row_major(const std::array<double, Rows * Cols>& data, MatRef out) {
-  for (int i = 0; i < Rows; ++i)
-    for (int j = 0; j < Cols; ++j) out(i, j) = data[i * Cols + j];
-}
 
 class KanePendulum : public ProblemBase {
  public:

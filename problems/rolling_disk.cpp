@@ -18,6 +18,7 @@
 #include <cmath>
 
 #include "core/registry.hpp"
+#include "problems/row_major.hpp"
 
 namespace cmb {
 namespace {
@@ -42,8 +43,7 @@ class RollingDisk : public ProblemBase {
   void mass_matrix(double, CVecRef q, MatRef M) const override {
     std::array<double, 25> out{};
     gen::disk_mass_matrix(q.data(), out.data());
-    for (int i = 0; i < 5; ++i)
-      for (int j = 0; j < 5; ++j) M(i, j) = out[5 * i + j];
+    copy_row_major<5, 5>(out, M);
   }
   void forces(double, CVecRef q, CVecRef v, VecRef Q) const override {
     gen::disk_forces(q.data(), v.data(), Q.data());
@@ -52,8 +52,7 @@ class RollingDisk : public ProblemBase {
   void jacobian(double, CVecRef q, MatRef J) const override {
     std::array<double, 10> out{};
     gen::disk_constraint_matrix(q.data(), out.data());
-    for (int i = 0; i < 2; ++i)
-      for (int j = 0; j < 5; ++j) J(i, j) = out[5 * i + j];
+    copy_row_major<2, 5>(out, J);
   }
   void acceleration_rhs(double, CVecRef q, CVecRef v, VecRef gamma) const override {
     gen::disk_gamma(q.data(), v.data(), gamma.data());

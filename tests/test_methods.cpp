@@ -145,11 +145,7 @@ TEST(Drift, PartitioningAndProjectionHoldTheirNewtonTolerance) {
 // (relative to the largest tension) at tight tolerance, for every method.
 TEST(Reactions, EveryMethodRecoversTheExactRodTension) {
   for (const auto& entry : method_registry()) {
-    RunConfig c;
-    c.problem = "simple_pendulum";
-    c.method = entry.id;
-    c.stepper = "fehlberg78";
-    c.abs_tol = c.rel_tol = 1e-12;
+    RunConfig c = tight_run("simple_pendulum", entry.id);
     const auto r = quick_run(c);
     ASSERT_EQ(r["status"], "ok") << entry.id << ": " << r["message"];
     EXPECT_LT(r["metrics"]["multipliers"]["max_rel_error"].get<double>(), 1e-6) << entry.id;

@@ -36,15 +36,6 @@ TEST(SimplePendulumReference, ExactSolutionIsAPendulumSolution) {
   EXPECT_NEAR(bottom(1, 0), 1.0, 1e-12);  // one full period: back at the start
 }
 
-RunConfig tight_run(const std::string& problem, const std::string& method) {
-  RunConfig c;
-  c.problem = problem;
-  c.method = method;
-  c.stepper = "fehlberg78";
-  c.abs_tol = c.rel_tol = 1e-12;
-  return c;
-}
-
 // Acceptance: fehlberg78 at tight tolerance reaches the exact solution at t = 10 s to better
 // than 1e-8, and λ the exact rod tension to 1e-6 relative.
 TEST(SimplePendulumReference, TightSimulationMatchesExactSolution) {
@@ -134,11 +125,7 @@ namespace {
 // scd ≥ 9 asks for agreement to 1e-9. Multipliers to 1e-5 relative and the energy invariant to
 // 1e-8 J are the bounds; fehlberg78 at 1e-12 keeps the solution error near 1e-11.
 TEST(AndrewsSqueezer, MatchesThePublishedReference) {
-  RunConfig c;
-  c.problem = "andrews_squeezer";
-  c.method = "index1";
-  c.stepper = "fehlberg78";
-  c.abs_tol = c.rel_tol = 1e-12;
+  RunConfig c = tight_run("andrews_squeezer", "index1");
   const auto r = quick_run(c);
   ASSERT_EQ(r["status"], "ok");
   const auto& m = r["metrics"];
@@ -157,12 +144,8 @@ namespace {
 // chain (minimal coordinates) are independent formulations; at tolerance 1e-12 over 2 s both
 // are accurate to ~1e-11, so 1e-8 agreement leaves three orders of margin.
 TEST(NPendulum, CartesianChainAgreesWithJointAngleChain) {
-  RunConfig c;
-  c.problem = "n_pendulum";
+  RunConfig c = tight_run("n_pendulum", "index1");
   c.problem_params = {{"N", 10}};
-  c.method = "index1";
-  c.stepper = "fehlberg78";
-  c.abs_tol = c.rel_tol = 1e-12;
   const auto r = quick_run(c);
   ASSERT_EQ(r["status"], "ok");
   EXPECT_LT(r["metrics"]["error"]["max_abs"].get<double>(), 1e-8);
@@ -188,11 +171,7 @@ TEST(ChaplyginSleigh, ClosedFormIsASolutionAndMethodsReachIt) {
   EXPECT_NEAR((ref(2, 2) - ref(0, 2)) / (2 * h), omega, 1e-8);
   for (const auto& entry : method_registry()) {
     if (!entry.capabilities.nonholonomic) continue;
-    RunConfig c;
-    c.problem = "chaplygin_sleigh";
-    c.method = entry.id;
-    c.stepper = "fehlberg78";
-    c.abs_tol = c.rel_tol = 1e-12;
+    RunConfig c = tight_run("chaplygin_sleigh", entry.id);
     const auto r = quick_run(c);
     ASSERT_EQ(r["status"], "ok") << entry.id;
     EXPECT_LT(r["metrics"]["error"]["final_abs_max"].get<double>(), 1e-8) << entry.id;
@@ -211,11 +190,7 @@ namespace {
 // issue's bound with four orders of margin.
 TEST(KanePendulum, ConstrainedFormulationMatchesKaneEquations) {
   for (const std::string method : {"projection", "coordinate_partitioning"}) {
-    RunConfig c;
-    c.problem = "kane_pendulum";
-    c.method = method;
-    c.stepper = "fehlberg78";
-    c.abs_tol = c.rel_tol = 1e-12;
+    RunConfig c = tight_run("kane_pendulum", method);
     const auto r = quick_run(c);
     ASSERT_EQ(r["status"], "ok") << method;
     EXPECT_LT(r["metrics"]["error"]["final_abs_max"].get<double>(), 1e-8) << method;
@@ -233,11 +208,7 @@ namespace {
 // checked in scripts/derive_rolling_disk.py); the drift-free projection method must keep lean,
 // yaw rate and spin rate constant to 1e-8 over 10 s, and energy must hold.
 TEST(RollingDisk, SteadyTurningStaysSteady) {
-  RunConfig c;
-  c.problem = "rolling_disk";
-  c.method = "projection";
-  c.stepper = "fehlberg78";
-  c.abs_tol = c.rel_tol = 1e-12;
+  RunConfig c = tight_run("rolling_disk", "projection");
   const auto r = quick_run(c);
   ASSERT_EQ(r["status"], "ok");
   EXPECT_LT(r["metrics"]["error"]["max_abs"].get<double>(), 1e-8);

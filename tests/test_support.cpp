@@ -60,6 +60,15 @@ Vec fd_gamma(const Problem& problem, double t, const Vec& q, const Vec& v) {
   return -(velocity_residual(h) - velocity_residual(-h)) / (2 * h);
 }
 
+RunConfig tight_run(const std::string& problem, const std::string& method, double tol) {
+  RunConfig c;
+  c.problem = problem;
+  c.method = method;
+  c.stepper = "fehlberg78";
+  c.abs_tol = c.rel_tol = tol;
+  return c;
+}
+
 nlohmann::json quick_run(RunConfig config) {
   config.repeat = 0;
   PreparedRun run = prepare_run(config);

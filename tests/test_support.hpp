@@ -32,6 +32,9 @@ bool random_consistent_state(const Problem& problem, std::mt19937& rng, double s
 Mat fd_constraint_jacobian(const Problem& problem, double t, const Vec& q);
 Vec fd_gamma(const Problem& problem, double t, const Vec& q, const Vec& v);
 
+// fehlberg78 at a tight tolerance: the configuration reference tests compare with.
+RunConfig tight_run(const std::string& problem, const std::string& method, double tol = 1e-12);
+
 // Runs one configuration in-process with metrics and no timed repetitions.
 nlohmann::json quick_run(RunConfig config);
 
