@@ -1,13 +1,21 @@
 #include "core/assembly.hpp"
 
+#include <Eigen/SVD>
+
 namespace cmb {
 
 namespace {
 
+// Directions with relative pivots below 1e-8 count as rank loss: near a redundant configuration
+// (Bricard) J is only numerically rank-deficient, and inverting its tiny pivots would throw the
+// correction far along them.
 Mat pseudo_inverse_solve_basis(CMatRef A) {
-  Eigen::CompleteOrthogonalDecomposition<Mat> cod(A);
-  cod.setThreshold(1e-12);
-  return cod.pseudoInverse();
+  Eigen::JacobiSVD<Mat> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);
+  const auto& s = svd.singularValues();
+  Vec inverse = Vec::Zero(s.size());
+  for (Eigen::Index i = 0; i < s.size(); ++i)
+    if (s(i) > 1e-8 * s(0)) inverse(i) = 1.0 / s(i);
+  return svd.matrixV() * inverse.asDiagonal() * svd.matrixU().transpose();
 }
 
 }  // namespace

@@ -25,20 +25,16 @@ void SchurKktSolver::bind(int n, int m) {
   r_.setZero(m);
 }
 
-bool SchurKktSolver::solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, double pivot_tol,
-                           RankPolicy policy, double t, VecRef qdd, VecRef lambda,
-                           double softness) {
+SchurOutcome SchurKktSolver::try_solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma,
+                                       double pivot_tol, RankPolicy policy, VecRef qdd,
+                                       VecRef lambda, double softness) {
   llt_M_.compute(M);
-  if (llt_M_.info() != Eigen::Success) {
-    std::ostringstream msg;
-    msg << "mass matrix is not positive definite at t = " << t;
-    throw NumericalFailure(RunStatus::singular, msg.str());
-  }
+  if (llt_M_.info() != Eigen::Success) return SchurOutcome::mass_not_positive_definite;
   a_f_ = Q;
   llt_M_.solveInPlace(a_f_);
   if (J.rows() == 0) {
     qdd = a_f_;
-    return true;
+    return SchurOutcome::full_rank;
   }
   // Column-wise triangular solves and a coefficient-based product: the blocked kernels would
   // take heap workspace for large problems, and rhs must not allocate.
@@ -52,15 +48,11 @@ bool SchurKktSolver::solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, doubl
   // a clearly negative pivot matter here.
   const auto d = ldlt_S_.vectorD();
   const double cutoff = pivot_tol * d.cwiseAbs().maxCoeff();
+  last_pivot_ratio_ = d.cwiseAbs().minCoeff() / d.cwiseAbs().maxCoeff();
   const bool full_rank = d.minCoeff() >= cutoff;
   const bool indefinite = d.minCoeff() < -cutoff;
-  if (!std::isfinite(cutoff) || indefinite || (!full_rank && policy == RankPolicy::fail)) {
-    std::ostringstream msg;
-    msg << "KKT Schur complement J M⁻¹ Jᵀ is singular at t = " << t << " (pivot ratio "
-        << d.cwiseAbs().minCoeff() / d.cwiseAbs().maxCoeff() << " < " << pivot_tol
-        << "): J has lost row rank (redundant constraints or a singular configuration)";
-    throw NumericalFailure(RunStatus::singular, msg.str());
-  }
+  if (!std::isfinite(cutoff) || indefinite || (!full_rank && policy == RankPolicy::fail))
+    return SchurOutcome::rank_deficient;
   r_.noalias() = J * a_f_;
   r_ -= gamma;
   // λ = S⁺ r through PᵀLDLᵀP, dropping pivots below the cutoff (none when full_rank).
@@ -73,7 +65,27 @@ bool SchurKktSolver::solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, doubl
   qdd.noalias() = Y_ * lambda;
   llt_M_.matrixU().solveInPlace(qdd);
   qdd = a_f_ - qdd;
-  return full_rank;
+  return full_rank ? SchurOutcome::full_rank : SchurOutcome::truncated;
+}
+
+bool SchurKktSolver::solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, double pivot_tol,
+                           RankPolicy policy, double t, VecRef qdd, VecRef lambda,
+                           double softness) {
+  const SchurOutcome outcome =
+      try_solve(M, J, Q, gamma, pivot_tol, policy, qdd, lambda, softness);
+  if (outcome == SchurOutcome::mass_not_positive_definite) {
+    std::ostringstream msg;
+    msg << "mass matrix is not positive definite at t = " << t;
+    throw NumericalFailure(RunStatus::singular, msg.str());
+  }
+  if (outcome == SchurOutcome::rank_deficient) {
+    std::ostringstream msg;
+    msg << "KKT Schur complement J M⁻¹ Jᵀ is singular at t = " << t << " (pivot ratio "
+        << last_pivot_ratio_ << " < " << pivot_tol
+        << "): J has lost row rank (redundant constraints or a singular configuration)";
+    throw NumericalFailure(RunStatus::singular, msg.str());
+  }
+  return outcome == SchurOutcome::full_rank;
 }
 
 SchurKktMethod::SchurKktMethod(Params params, BaumgarteGains gains)

@@ -20,10 +20,15 @@ std::vector<ParamSpec> schur_param_specs();
 // non-unique) to pass isolated singular configurations such as IFToMM A02's horizontal rockers.
 enum class RankPolicy { fail, truncate };
 
+enum class SchurOutcome { full_rank, truncated, rank_deficient, mass_not_positive_definite };
+
 class SchurKktSolver {
  public:
   void bind(int n, int m);
   // pivot_tol: S counts as singular when min|D_ii| < pivot_tol · max|D_ii| in S = PᵀLDLᵀP.
+  // The solve without exceptions (they allocate: callers with a fallback use this one).
+  SchurOutcome try_solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, double pivot_tol,
+                         RankPolicy policy, VecRef qdd, VecRef lambda, double softness = 0.0);
   // Returns false when pivots were truncated (λ then not unique). softness s ≥ 0 adds the
   // MuJoCo-style regularization R = s·diag(J M⁻¹Jᵀ) to the Schur complement (soft constraints).
   bool solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, double pivot_tol, RankPolicy policy,
@@ -35,6 +40,7 @@ class SchurKktSolver {
   Mat Y_;  // L⁻¹ Jᵀ
   Mat S_;
   Vec a_f_, r_;
+  double last_pivot_ratio_ = 1.0;
 };
 
 // index1 and baumgarte: the Schur-complement solve, with or without Baumgarte terms in γ.

@@ -5,8 +5,8 @@
 // with λ from M(q̈ − a_f) = −Jᵀλ − G_cᵀλ_c (cmbench's sign convention; a support pushing on the
 // body has λ_c ≤ 0). Three paths, chosen per problem:
 //  - equality rows, one priority level (fast path, exact): the Schur complement of the KKT
-//    system, S = J M⁻¹Jᵀ, with vanishing pivots dropped (redundant rows) — the same minimizer the
-//    QP solver finds, allocation-free;
+//    system, S = J M⁻¹Jᵀ — the same minimizer the QP solver finds, allocation-free; when J has
+//    lost row rank (redundant rows) the SVD path below with a single level takes over;
 //  - priority levels (Problem::row_priority): in z = Lᵀ(x − a_f) (M = LLᵀ) the objective is ½|z|²
 //    and the rows read B z = r with B = J L⁻ᵀ, r = γ − J a_f. Level by level, z gains the
 //    minimum-norm least-squares correction of that level's rows inside the null space left by
@@ -19,7 +19,11 @@
 // softness s (MuJoCo-style soft constraints): S → S + R with R = s·diag(S); with Baumgarte terms
 // (omega0, zeta) it plays MuJoCo's impedance and reference acceleration a_ref = −bψ − kΦ, and it
 // shows the drift a soft model accepts. Fast path only.
-// Parameters: solver (auto | qp), softness (0), rank_tol (1e-12: pivot or singular-value cutoff),
+// Parameters: solver (auto | qp), softness (0), rank_tol (1e-9: Schur pivot ratio below which J
+// counts as rank-deficient and the SVD path takes over, with the same value as its relative
+// singular-value cutoff; the Schur complement squares J's condition number, so pivots much
+// smaller than this give λ with large relative errors — on Bricard, 1e-12 lets states slightly
+// off the manifold, where J has full rank, produce wrong accelerations),
 // contact_tol (1e-9), qp_tol (1e-12), Baumgarte terms (off by default).
 // State: x = [q; v]. λ has m entries followed by mu entries for the unilateral rows.
 // Fails when: the QP solver fails (singular, with its termination code); unilateral rows or
@@ -123,10 +127,23 @@ class GaussQp : public AccelerationMethod {
       solve_fast(t);
   }
 
+  // Full row rank: the Schur complement. When J loses rank the Schur pivots carry rounding of
+  // either sign and truncating them is unreliable near redundant configurations (Bricard), so
+  // the minimizer is then computed by the SVD path (one level of solve_prioritized).
   void solve_fast(double t) {
-    unique_ = schur_.solve(M_, J_, Q_, gamma_, rank_tol_, RankPolicy::truncate, t, qdd_,
-                           lambda_.head(m_), softness_);
-    if (!unique_) stats().add("rank_drops");
+    const SchurOutcome outcome = schur_.try_solve(M_, J_, Q_, gamma_, rank_tol_, RankPolicy::fail,
+                                                  qdd_, lambda_.head(m_), softness_);
+    unique_ = outcome == SchurOutcome::full_rank;
+    if (outcome == SchurOutcome::rank_deficient) {
+      stats().add("rank_drops");
+      if (softness_ > 0.0)  // soft rows regularize S; a rank loss there is the user's model
+        schur_.solve(M_, J_, Q_, gamma_, rank_tol_, RankPolicy::truncate, t, qdd_,
+                     lambda_.head(m_), softness_);
+      else
+        solve_prioritized(t);
+    } else if (outcome == SchurOutcome::mass_not_positive_definite) {
+      factor_mass(t);  // throws with the message
+    }
   }
 
   void factor_mass(double t) {
@@ -233,7 +250,8 @@ CMB_DEFINE_METHOD(gauss_qp) {
   entry.params = cmb::baumgarte_param_specs(nullptr);
   const cmb::ParamSpec solver = cmb::choice_param(
       "solver", {"auto", "qp"}, "auto: exact fast paths where they apply; qp: always the QP library");
-  cmb::ParamSpec rank_tol = cmb::positive_number("rank_tol", 1e-12, "relative pivot / singular-value cutoff");
+  cmb::ParamSpec rank_tol = cmb::positive_number(
+      "rank_tol", 1e-9, "Schur pivot ratio below which J counts as rank-deficient (then SVD cutoff)");
   rank_tol.max = 1.0;
   entry.params.push_back(solver);
   entry.params.push_back(cmb::nonnegative_number("softness", 0.0, "R = softness·diag(J M^-1 J^T): 0 = hard constraints"));

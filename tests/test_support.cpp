@@ -1,10 +1,17 @@
 #include "test_support.hpp"
 
+#include <algorithm>
+
 #include "core/assembly.hpp"
 #include "core/kkt.hpp"
 #include "core/registry.hpp"
 
 namespace cmb::test {
+
+bool has_tag(const Problem& problem, const std::string& tag) {
+  const auto& tags = problem.info().tags;
+  return std::find(tags.begin(), tags.end(), tag) != tags.end();
+}
 
 nlohmann::json conformance_params(const std::string& problem_id) {
   if (problem_id == "n_four_bar") return {{"N", 3}};

@@ -16,6 +16,8 @@ namespace cmb::test {
 // parameter scales the model (the physics per row is the same).
 nlohmann::json conformance_params(const std::string& problem_id);
 
+bool has_tag(const Problem& problem, const std::string& tag);
+
 struct ConsistentState {
   double t = 0.0;
   Vec q, v;

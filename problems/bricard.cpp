@@ -1,0 +1,93 @@
+// bricard — Bricard's mechanism (IFToMM A04): an overconstrained spatial loop, redundant
+// constraints everywhere.
+//
+// Data (IFToMM A04; González et al., Multibody Syst. Dyn. 16, 2006): five moving rods of 1 m,
+// 1 kg, square section 0.1 m (inertia (L² + a²)m/12 across, 2a²m/12 along the rod); six revolute
+// joints at (0,0,0) → (1,0,0) → (1,−1,0) → (1,−1,1) → (0,−1,1) → (0,0,1) → back to (0,0,0)
+// (the last segment is the ground), axes J1 ∥ y, J2 ∥ z, J3 ∥ x, J4 ∥ y, J5 ∥ z, J6 ∥ x;
+// g = 9.81 m/s² along −y; released at rest; 10 s.
+// Formulation (cmbench's choice): the open chain ground–J1–rod1–…–J5–rod5 in its five relative
+// joint angles q = (a1…a5), closed at J6 by five rows — the chain end at the ground point
+// (0,0,1) and rod 5's J6 axis parallel to the ground's x axis. nq = 5, mh = 5: Grübler's count
+// gives 0 degrees of freedom but J has rank 4 everywhere, so the mechanism moves with one.
+// Methods that assume full row rank must report it (index1, baumgarte, projection: singular;
+// coordinate_partitioning: unsupported); SVD, pseudo-inverse, QP and penalty methods pass.
+// Equations derived by scripts/derive_bricard.py (sympy) into problems/generated/bricard.inc.
+// Reference: self-converged (two independent tight runs, harness/self_converged.hpp).
+// Energy is conserved. Outputs: joint J3's position (x, y, z) [m] and the first joint angle.
+#include <array>
+#include <cmath>
+
+#include "core/registry.hpp"
+#include "problems/row_major.hpp"
+
+namespace cmb {
+namespace {
+
+#include "problems/generated/bricard.inc"
+
+namespace gen = bricard_generated;
+
+class Bricard : public ProblemBase {
+ public:
+  explicit Bricard(const Params& params)
+      : ProblemBase({"bricard", "Bricard's overconstrained mechanism (IFToMM A04)",
+                     "IFToMM benchmark A04 (González et al., Multibody Syst. Dyn. 16, 2006); "
+                     "reference: self-converged",
+                     {"closed_loop", "redundant", "spatial"}},
+                    params, Sizes{5, 5, 0}) {}
+
+  void initial_state(VecRef q, VecRef v) const override {
+    q.setZero();
+    v.setZero();
+  }
+  void mass_matrix(double, CVecRef q, MatRef M) const override {
+    std::array<double, 25> out{};
+    gen::bricard_mass_matrix(q.data(), out.data());
+    copy_row_major<5, 5>(out, M);
+  }
+  void forces(double, CVecRef q, CVecRef v, VecRef Q) const override {
+    gen::bricard_forces(q.data(), v.data(), Q.data());
+  }
+  void constraints(double, CVecRef q, VecRef Phi) const override {
+    gen::bricard_constraints(q.data(), Phi.data());
+  }
+  void jacobian(double, CVecRef q, MatRef J) const override {
+    std::array<double, 25> out{};
+    gen::bricard_jacobian(q.data(), out.data());
+    copy_row_major<5, 5>(out, J);
+  }
+  void acceleration_rhs(double, CVecRef q, CVecRef v, VecRef gamma) const override {
+    gen::bricard_gamma(q.data(), v.data(), gamma.data());
+  }
+  bool has_energy() const override { return true; }
+  double energy(double, CVecRef q, CVecRef v) const override {
+    double e = 0.0;
+    gen::bricard_energy(q.data(), v.data(), &e);
+    return e;
+  }
+  std::vector<std::string> output_names() const override { return {"J3_x", "J3_y", "J3_z", "a1"}; }
+  void outputs(double, CVecRef q, CVecRef, VecRef y) const override {
+    std::array<double, 3> p{};
+    gen::bricard_joint3(q.data(), p.data());
+    y << p[0], p[1], p[2], q(0);
+  }
+  ReferenceInfo reference_info() const override {
+    ReferenceInfo ref;
+    ref.kind = ReferenceKind::self_converged;
+    ref.provenance = "computed by the harness (two independent tight runs)";
+    return ref;
+  }
+};
+
+}  // namespace
+}  // namespace cmb
+
+CMB_DEFINE_PROBLEM(bricard) {
+  cmb::ProblemEntry entry;
+  entry.id = "bricard";
+  entry.summary = "IFToMM A04 Bricard mechanism: redundant constraints everywhere (rank 4 of 5)";
+  entry.params = {cmb::t_end_param(10.0)};
+  entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::Bricard>(p); };
+  return entry;
+}
