@@ -15,11 +15,19 @@ namespace cmb {
 
 // What a method can handle; `cmbench list` and docs/methods.md show these.
 struct Capabilities {
-  bool redundant = false;     // rank-deficient J (Bricard, duplicated rows)
-  bool singular = false;      // passes through configurations where J loses rank
-  bool nonholonomic = false;  // velocity-level rows A_nh v = c
-  bool drift_free = false;    // Φ = 0 and ψ = 0 held to a tolerance by construction
-  bool inequality = false;    // unilateral rows g(q) ≥ 0
+  constexpr Capabilities(bool redundant_ = false, bool singular_ = false,
+                         bool nonholonomic_ = false, bool drift_free_ = false,
+                         bool inequality_ = false)
+      : redundant(redundant_),
+        singular(singular_),
+        nonholonomic(nonholonomic_),
+        drift_free(drift_free_),
+        inequality(inequality_) {}
+  bool redundant;     // rank-deficient J (Bricard, duplicated rows)
+  bool singular;      // passes through configurations where J loses rank
+  bool nonholonomic;  // velocity-level rows A_nh v = c
+  bool drift_free;    // Φ = 0 and ψ = 0 held to a tolerance by construction
+  bool inequality;    // unilateral rows g(q) ≥ 0
 };
 
 // Work counters and diagnostics a method reports; names are the JSON keys in "work.method".

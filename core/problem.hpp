@@ -32,6 +32,9 @@ enum class ReferenceKind {
 const char* to_string(ReferenceKind kind);
 
 struct ReferenceInfo {
+  ReferenceInfo() = default;
+  ReferenceInfo(ReferenceKind kind_, std::string provenance_, double accuracy_)
+      : kind(kind_), provenance(std::move(provenance_)), accuracy(accuracy_) {}
   ReferenceKind kind = ReferenceKind::none;
   std::string provenance;
   double accuracy = std::nan("");  // estimated absolute error of the reference outputs

@@ -18,10 +18,12 @@ using CMatRef = const Eigen::Ref<const Mat>&;
 // unilateral rows g(t,q) ≥ 0 (supports, joint stops), which only methods that declare the
 // `inequality` capability accept.
 struct Sizes {
-  int nq = 0;
-  int mh = 0;
-  int mn = 0;
-  int mu = 0;
+  constexpr Sizes(int nq_ = 0, int mh_ = 0, int mn_ = 0, int mu_ = 0)
+      : nq(nq_), mh(mh_), mn(mn_), mu(mu_) {}
+  int nq;
+  int mh;
+  int mn;
+  int mu;
   int m() const { return mh + mn; }
 };
 

@@ -101,7 +101,9 @@ TEST(GaussQp, UnilateralSupportCarriesTheWeightThenLetsGo) {
       EXPECT_NEAR(-s.multipliers[i](0), PulledMassOnFloor::kMass * kG * (1.0 - t), 1e-6) << t;
       EXPECT_NEAR(s.outputs[i](1), 0.0, 1e-9) << t;
     }
-    if (t > 1.05) EXPECT_EQ(s.multipliers[i](0), 0.0) << t;  // separated: row inactive
+    if (t > 1.05) {
+      EXPECT_EQ(s.multipliers[i](0), 0.0) << t;  // separated: the row is inactive
+    }
   }
   // After lift-off RK4 integrates a cubic exactly; the only error is where the kink at t = 1
   // falls inside a step: O(g·dt³) ≈ 1e-8.
