@@ -5,11 +5,13 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
 #include "core/kkt.hpp"
 #include "core/registry.hpp"
+#include "harness/campaign.hpp"
 #include "harness/output.hpp"
 #include "harness/run.hpp"
 
@@ -214,6 +216,21 @@ int cli_main(int argc, char** argv) {
       ->required();
   describe->add_option("--param", describe_params_given, "problem parameter key=value (repeatable)");
 
+  std::string campaign_file, shard = "1/1";
+  CampaignOptions campaign_options;
+  campaign_options.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto* campaign = app.add_subcommand(
+      "campaign", "Run a declared comparison (docs/campaigns.md) in parallel worker processes");
+  campaign->add_option("file", campaign_file, "campaign JSON file")->required();
+  campaign->add_option("--jobs", campaign_options.jobs, "worker processes (default: all cores)")
+      ->check(CLI::PositiveNumber);
+  campaign->add_option("--out", campaign_options.out_dir,
+                       "output directory (default results/<name>/<date>_<git sha>)");
+  campaign->add_option("--filter", campaign_options.filter, "only runs whose key matches this regex");
+  campaign->add_flag("--resume", campaign_options.resume, "finish an interrupted campaign in --out");
+  campaign->add_option("--shard", shard, "run slice I of N (I/N, e.g. 2/3)");
+  campaign->add_flag("--dry-run", campaign_options.dry_run, "list the runs and stop");
+
   RunConfig config;
   std::vector<std::string> params;
   std::string out_path, series_path;
@@ -255,9 +272,9 @@ int cli_main(int argc, char** argv) {
 
   const std::string command = argc > 1 ? argv[1] : "";
   if (argc > 1 && argv[1][0] != '-' && command != "list" && command != "run" &&
-      command != "describe") {
+      command != "describe" && command != "campaign") {
     std::cerr << "cmbench: error: unknown command '" << argv[1]
-              << "' (valid: list, describe, run)\n";
+              << "' (valid: list, describe, run, campaign)\n";
     return 2;
   }
   try {
@@ -268,6 +285,21 @@ int cli_main(int argc, char** argv) {
     }
     if (describe->parsed()) {
       print_description(describe_id, describe_params_given);
+      return 0;
+    }
+    if (campaign->parsed()) {
+      const auto slash = shard.find('/');
+      try {
+        if (slash == std::string::npos) throw std::invalid_argument(shard);
+        campaign_options.shard_index = std::stoi(shard.substr(0, slash));
+        campaign_options.shard_count = std::stoi(shard.substr(slash + 1));
+      } catch (const std::exception&) {
+        throw InputError("--shard expects I/N with 1 <= I <= N, got '" + shard + "'");
+      }
+      if (campaign_options.shard_count < 1 || campaign_options.shard_index < 1 ||
+          campaign_options.shard_index > campaign_options.shard_count)
+        throw InputError("--shard expects I/N with 1 <= I <= N, got '" + shard + "'");
+      run_campaign(load_campaign(campaign_file), campaign_options);
       return 0;
     }
     std::optional<double> tol_value;

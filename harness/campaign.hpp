@@ -1,0 +1,45 @@
+// Campaigns: a declarative JSON file expands into runs (problems × methods × steppers × step
+// sizes or tolerances), which run in parallel worker processes (a crash is one run's recorded
+// status, not the campaign's end), each written atomically as soon as it finishes, so an
+// interrupted campaign resumes without redoing finished runs. Schema: docs/campaigns.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/run.hpp"
+
+namespace cmb {
+
+struct CampaignRun {
+  RunConfig config;
+  std::string key;   // the run key (harness/run.hpp)
+  std::string file;  // stable file stem derived from the key
+};
+
+struct Campaign {
+  std::string name;
+  nlohmann::json source;  // the campaign file as read
+  std::vector<CampaignRun> runs;
+};
+
+// Reads and validates a campaign file: every run is prepared once, so a bad id, parameter or
+// value fails here with the JSON path of the offending entry (InputError), before anything runs.
+Campaign load_campaign(const std::string& path);
+
+struct CampaignOptions {
+  int jobs = 1;
+  std::string out_dir;  // empty: results/<name>/<date>_<git sha>
+  std::string filter;   // ECMAScript regex on run keys
+  bool resume = false;
+  int shard_index = 1, shard_count = 1;  // run the runs with position % count == index − 1
+  bool dry_run = false;
+};
+
+// Runs the campaign and writes <out>/runs/*.json, <out>/series/*.csv and <out>/results.json.
+// Returns the number of runs whose status is not ok.
+int run_campaign(const Campaign& campaign, const CampaignOptions& options);
+
+}  // namespace cmb

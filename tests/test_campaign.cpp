@@ -1,0 +1,166 @@
+// Campaigns through the command line: validation with JSON paths, parallel runs, resume after a
+// SIGKILL, shards, and identical metrics whichever way the runs were scheduled.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct CliResult {
+  int exit_code;
+  std::string output;
+};
+
+CliResult cli(const std::string& args) {
+  FILE* pipe = popen((std::string(CMB_CLI_PATH) + " " + args + " 2>&1").c_str(), "r");
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("cmb_campaign_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+fs::path write_campaign(const fs::path& dir, const json& campaign) {
+  const fs::path file = dir / "campaign.json";
+  std::ofstream(file) << campaign.dump(2);
+  return file;
+}
+
+// Key → the parts of a record that must not depend on scheduling (timings and dates excluded).
+std::map<std::string, json> comparable(const fs::path& results) {
+  std::ifstream in(results);
+  const json doc = json::parse(in);
+  std::map<std::string, json> out;
+  for (const auto& run : doc["runs"])
+    out[run["key"].get<std::string>()] = {run["status"], run["metrics"], run["work"]};
+  return out;
+}
+
+json campaign_of(double t_end, double dt) {
+  return {{"name", "test"},
+          {"repeat", 0},
+          {"problems", {{{"id", "simple_pendulum"}, {"t_end", t_end}}, {{"id", "slider_crank"}}}},
+          {"methods", {{{"id", "index1"}}, {{"id", "baumgarte"}}, {{"id", "projection"}}}},
+          {"steppers", {{{"id", "rk4"}, {"dt", {dt, dt / 2}}}, {{"id", "dopri5"}, {"tol", 1e-8}}}}};
+}
+
+TEST(Campaign, SmokeCampaignRunsAndRecordsEveryRun) {
+  const fs::path out = scratch("smoke");
+  const CliResult r = cli("campaign " + std::string(CMB_SOURCE_DIR) +
+                          "/campaigns/smoke.json --jobs 2 --out " + (out / "r").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto runs = comparable(out / "r" / "results.json");
+  EXPECT_EQ(runs.size(), 24u);
+  for (const auto& [key, record] : runs) EXPECT_EQ(record[0], "ok") << key;
+  fs::remove_all(out);
+}
+
+TEST(Campaign, BadFilesAreRejectedWithTheJsonPathAndNothingIsWritten) {
+  const fs::path dir = scratch("bad");
+  const std::vector<std::pair<json, std::string>> cases = {
+      {{{"name", "x"}, {"problems", {{{"id", "pendulum"}}}}, {"methods", {{{"id", "index1"}}}},
+        {"steppers", {{{"id", "rk4"}, {"dt", 0.01}}}}},
+       "/problems/0: unknown problem 'pendulum'"},
+      {{{"name", "x"}, {"problems", {{{"id", "simple_pendulum"}}}},
+        {"methods", {{{"id", "baumgarte"}, {"params", {{"alpah", 1}}}}}},
+        {"steppers", {{{"id", "rk4"}, {"dt", 0.01}}}}},
+       "/methods/0: unknown parameter 'alpah'"},
+      {{{"name", "x"}, {"problems", {{{"id", "simple_pendulum"}}}}, {"methods", {{{"id", "index1"}}}},
+        {"steppers", {{{"id", "dopri5"}, {"dt", 0.01}}}}},
+       "/steppers/0: stepper 'dopri5' is adaptive"},
+      {{{"name", "x"}, {"problems", {{{"id", "simple_pendulum"}}}}, {"methods", {{{"id", "index1"}}}},
+        {"steppers", {{{"id", "rk4"}, {"dt", {0.01, -1}}}}}},
+       "/steppers/0/dt/1: expected a number > 0"},
+      {{{"name", "x"}, {"problemz", json::array()}}, "/problemz: unknown key"},
+  };
+  for (const auto& [campaign, expected] : cases) {
+    const fs::path file = write_campaign(dir, campaign);
+    const CliResult r = cli("campaign " + file.string() + " --out " + (dir / "out").string());
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(dir / "out")) << expected;
+  }
+  std::ofstream(dir / "broken.json") << "{\"name\": \"x\", ";
+  const CliResult broken = cli("campaign " + (dir / "broken.json").string());
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_NE(broken.output.find("not valid JSON"), std::string::npos) << broken.output;
+  fs::remove_all(dir);
+}
+
+TEST(Campaign, ResumesAfterSigkillWithEveryRunOnceAndIdenticalMetrics) {
+  const fs::path dir = scratch("resume");
+  const fs::path file = write_campaign(dir, campaign_of(20.0, 2e-4));
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 1 --out " + (dir / "full").string()).exit_code, 0);
+  const auto reference = comparable(dir / "full" / "results.json");
+
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string out = (dir / "killed").string();
+    execl(CMB_CLI_PATH, CMB_CLI_PATH, "campaign", file.c_str(), "--jobs", "1", "--out", out.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Kill once a few runs are done but before the last.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::size_t done = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    done = 0;
+    if (fs::exists(dir / "killed" / "runs"))
+      for (const auto& entry : fs::directory_iterator(dir / "killed" / "runs"))
+        done += entry.path().extension() == ".json";
+    if (done >= 3) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  ASSERT_GE(done, 3u);
+  ASSERT_LT(done, reference.size()) << "campaign finished before it could be killed";
+  EXPECT_FALSE(fs::exists(dir / "killed" / "results.json"));
+
+  const CliResult resumed =
+      cli("campaign " + file.string() + " --jobs 2 --resume --out " + (dir / "killed").string());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  const auto after = comparable(dir / "killed" / "results.json");
+  EXPECT_EQ(after, reference);
+  fs::remove_all(dir);
+}
+
+TEST(Campaign, ShardsTogetherEqualTheWholeCampaign) {
+  const fs::path dir = scratch("shards");
+  const fs::path file = write_campaign(dir, campaign_of(2.0, 1e-3));
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "all").string()).exit_code, 0);
+  const auto whole = comparable(dir / "all" / "results.json");
+  std::map<std::string, json> merged;
+  for (int i = 1; i <= 3; ++i) {
+    const std::string out = (dir / ("shard" + std::to_string(i))).string();
+    ASSERT_EQ(cli("campaign " + file.string() + " --jobs 1 --shard " + std::to_string(i) +
+                  "/3 --out " + out).exit_code, 0);
+    for (const auto& [key, record] : comparable(fs::path(out) / "results.json"))
+      EXPECT_TRUE(merged.emplace(key, record).second) << "run in two shards: " << key;
+  }
+  EXPECT_EQ(merged, whole);
+  EXPECT_EQ(cli("campaign " + file.string() + " --shard 4/3").exit_code, 2);
+  fs::remove_all(dir);
+}
+
+}  // namespace
