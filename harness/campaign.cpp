@@ -126,8 +126,8 @@ Campaign load_campaign(const std::string& path) {
     throw InputError("campaign file '" + path + "' is not valid JSON: " + e.what());
   }
   const json& doc = campaign.source;
-  check_keys(doc, "", {"name", "description", "repeat", "sample_dt", "problems", "methods",
-                       "steppers", "exclude"},
+  check_keys(doc, "", {"name", "description", "repeat", "sample_dt", "time_limit", "problems",
+                       "methods", "steppers", "exclude"},
              {"name", "problems", "methods", "steppers"});
   campaign.name = string_at(doc, "name", "");
   if (!std::regex_match(campaign.name, std::regex("[A-Za-z0-9_-]+")))
@@ -140,6 +140,8 @@ Campaign load_campaign(const std::string& path) {
   }
   std::optional<double> sample_dt;
   if (doc.contains("sample_dt")) sample_dt = positive_at(doc["sample_dt"], "/sample_dt");
+  double time_limit = 0.0;  // per run, seconds; 0: none
+  if (doc.contains("time_limit")) time_limit = positive_at(doc["time_limit"], "/time_limit");
 
   struct ProblemEntry {
     std::string id;
@@ -225,6 +227,7 @@ Campaign load_campaign(const std::string& path) {
           c.max_dt = steppers[si].max_dt;
           c.sample_dt = sample_dt;
           c.repeat = repeat;
+          c.limits.wall_time_limit = time_limit;
           const std::string where = "/problems/" + std::to_string(pi) + " × /methods/" +
                                     std::to_string(mi) + " × /steppers/" + std::to_string(si) +
                                     "/" + (steppers[si].fixed ? "dt" : "tol") + "/" + std::to_string(vi);

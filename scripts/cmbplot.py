@@ -18,6 +18,16 @@ METHOD_STYLE = {
     "augmented_lagrangian": {"color": "#bcbd22", "marker": "*", "linestyle": ":"},
 }
 FALLBACK_STYLE = {"color": "#7f7f7f", "marker": "^", "linestyle": ":"}
+STEPPER_LINES = ["-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1))]
+
+
+def style_for(method, stepper, steppers):
+    """Colour and marker by method; line style by stepper (its index in `steppers`), hollow
+    markers for fixed-step steppers, so method × stepper lines stay apart in grayscale too."""
+    style = dict(METHOD_STYLE.get(method, FALLBACK_STYLE))
+    index = sorted(steppers).index(stepper) if stepper in steppers else 0
+    style["linestyle"] = STEPPER_LINES[index % len(STEPPER_LINES)]
+    return style
 
 
 def fmt(value, spec=".2e"):
@@ -48,39 +58,3 @@ def read_series(path):
     def column(name):
         return [float(row[name]) if row[name] != "" else math.nan for row in rows]
     return column
-
-
-def drift_figures(records, series_dir, out_dir):
-    """Position residual and energy error over time for the long pendulum runs (rk4)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    chosen = [(n, r) for n, r in records
-              if r["problem"]["id"] == "simple_pendulum" and r["stepper"]["id"] == "rk4"
-              and r["status"] == "ok"]
-    if not chosen:
-        return []
-    fig, (ax_phi, ax_e) = plt.subplots(2, 1, figsize=(6.4, 5.6), sharex=True)
-    for name, r in chosen:
-        column = read_series(os.path.join(series_dir, name + ".csv"))
-        method = r["method"]["id"]
-        style = dict(METHOD_STYLE.get(method, FALLBACK_STYLE))
-        style["markevery"] = max(1, len(column("t")) // 12)
-        # The t = 0 sample is exactly consistent (zero residual): leave it off the log axes.
-        t = column("t")[1:]
-        ax_phi.semilogy(t, [abs(v) for v in column("position_residual")[1:]], label=method, **style)
-        ax_e.semilogy(t, [abs(v) for v in column("energy_error")[1:]], label=method, **style)
-    ax_phi.set_ylabel(r"position residual max$_i|\Phi_i|$ [m$^2$]")
-    ax_e.set_ylabel(r"energy error $|E-E_0|$ [J]")
-    ax_e.set_xlabel("time t [s]")
-    ax_phi.set_title("IFToMM A01 pendulum, RK4, dt = 1 ms")
-    for ax in (ax_phi, ax_e):
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend()
-    fig.tight_layout()
-    paths = [os.path.join(out_dir, "pendulum_drift." + ext) for ext in ("pdf", "png")]
-    for p in paths:
-        fig.savefig(p, dpi=150)
-    plt.close(fig)
-    return paths
