@@ -241,7 +241,14 @@ RunResult execute_run(PreparedRun& run) {
                            {"repetitions", 0},
                            {"min_s", nullptr},
                            {"median_s", nullptr}};
-  if (outcome.status == RunStatus::ok && run.config.repeat > 0) {
+  // Runs longer than a few seconds are timed well enough by the instrumented run itself (its
+  // observer work is ~100 samples), and repeating them would dominate a campaign's wall time.
+  constexpr double kRepeatBelowSeconds = 2.0;
+  if (outcome.status == RunStatus::ok && run.config.repeat > 0 &&
+      instrumented_seconds > kRepeatBelowSeconds)
+    timing["note"] = "repetitions skipped: the instrumented run took longer than 2 s";
+  if (outcome.status == RunStatus::ok && run.config.repeat > 0 &&
+      instrumented_seconds <= kRepeatBelowSeconds) {
     // Same sample times, so the same step sequence as the instrumented run, but no observer.
     std::vector<double> seconds;
     method.stats().set_enabled(false);

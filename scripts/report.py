@@ -67,11 +67,24 @@ def work_precision(doc, results_dir):
         ax.set_xlabel("time per run [s] (min of repetitions)")
         ax.set_ylabel("final error (max abs over outputs)")
         ax.grid(True, which="major", alpha=0.3)
-    for ax in list(axes.flat)[len(problems):]:
+    # One legend for all panels (same method × stepper styles everywhere): in the first unused
+    # panel when there is one, else below the panels.
+    handles, labels = {}, {}
+    for ax in list(axes.flat)[:len(problems)]:
+        for h, l in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(l, h)
+    spare = list(axes.flat)[len(problems):]
+    for ax in spare:
         ax.axis("off")
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize="small", frameon=False)
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    if spare:
+        spare[0].legend(list(handles.values()), list(handles.keys()), loc="center",
+                        fontsize="x-small", ncol=2 if len(handles) > 16 else 1, frameon=False)
+        fig.tight_layout()
+    else:
+        rows_needed = math.ceil(len(handles) / 3)
+        fig.legend(list(handles.values()), list(handles.keys()), loc="lower center", ncol=3,
+                   fontsize="small", frameon=False)
+        fig.tight_layout(rect=(0, min(0.5, 0.02 * rows_needed + 0.02), 1, 1))
     return save(fig, results_dir, "work_precision")
 
 
