@@ -89,7 +89,8 @@ def work_precision(doc, results_dir):
 
 
 def drift(doc, results_dir):
-    """Position residual over time: per problem, the tightest run of each method."""
+    """Constraint residual over time (positions; velocities for problems with no holonomic
+    rows): per problem, the most accurate run of each method."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -97,7 +98,11 @@ def drift(doc, results_dir):
     problems = sorted(groups)
     if not problems:
         return []
-    fig, axes = plt.subplots(len(problems), 1, figsize=(6.4, 2.8 * len(problems)), squeeze=False)
+    cols = 2 if len(problems) > 1 else 1
+    rows = math.ceil(len(problems) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(6.0 * cols, 3.2 * rows), squeeze=False)
+    for ax in list(axes.flat)[len(problems):]:
+        ax.axis("off")
     for ax, problem in zip(axes.flat, problems):
         best = {}
         for (method, _), runs in groups[problem].items():
@@ -105,21 +110,23 @@ def drift(doc, results_dir):
                 e = run_error(r)
                 if e is not None and (method not in best or e < run_error(best[method])):
                     best[method] = r
+        holonomic = any(r["problem"]["sizes"]["mh"] > 0 for r in best.values())
+        residual = "position_residual" if holonomic else "velocity_residual"
         for method, run in sorted(best.items()):
             csv = os.path.join(results_dir, "series", series_name(doc, run) + ".csv")
             if not os.path.exists(csv):
                 continue
             column = cmbplot.read_series(csv)
             t = column("t")[1:]
-            phi = [max(abs(v), 1e-18) for v in column("position_residual")[1:]]
+            phi = [max(abs(v), 1e-18) for v in column(residual)[1:]]
             style = dict(cmbplot.METHOD_STYLE.get(method, cmbplot.FALLBACK_STYLE))
             style["markevery"] = max(1, len(t) // 10)
             ax.semilogy(t, phi, label=f"{method} ({run['stepper']['id']})", **style)
         ax.set_title(problem)
         ax.set_xlabel("time t [s]")
-        ax.set_ylabel("max |Φ_i|")
+        ax.set_ylabel("max |Φ_i|" if holonomic else "max |ψ_i| (velocity rows)")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
+        ax.legend(fontsize="x-small", ncol=2)
     fig.tight_layout()
     return save(fig, results_dir, "drift")
 
