@@ -14,24 +14,15 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_runner.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct CliResult {
-  int exit_code;
-  std::string output;
-};
-
-CliResult cli(const std::string& args) {
-  FILE* pipe = popen((std::string(CMB_CLI_PATH) + " " + args + " 2>&1").c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+using cmb::test::cli;
+using cmb::test::CliResult;
 
 fs::path scratch(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("cmb_campaign_" + name);

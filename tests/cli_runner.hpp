@@ -1,0 +1,15 @@
+// Runs the cmbench binary as a user would and captures its exit code and output.
+#pragma once
+
+#include <string>
+
+namespace cmb::test {
+
+struct CliResult {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+CliResult cli(const std::string& args);
+
+}  // namespace cmb::test
