@@ -38,6 +38,12 @@ struct CampaignOptions {
   bool dry_run = false;
 };
 
+// Joins the results.json of several result directories (shards) into out_dir/results.json.
+// Refuses inputs from different campaign files or builds (git sha, build type, compiler, flags)
+// unless `force`; a run present in several inputs is kept once. Returns the number of runs.
+std::size_t merge_results(const std::vector<std::string>& dirs, const std::string& out_dir,
+                          bool force);
+
 // Runs the campaign and writes <out>/runs/*.json, <out>/series/*.csv and <out>/results.json.
 // Returns the number of runs whose status is not ok.
 int run_campaign(const Campaign& campaign, const CampaignOptions& options);

@@ -231,6 +231,14 @@ int cli_main(int argc, char** argv) {
   campaign->add_option("--shard", shard, "run slice I of N (I/N, e.g. 2/3)");
   campaign->add_flag("--dry-run", campaign_options.dry_run, "list the runs and stop");
 
+  std::vector<std::string> merge_dirs;
+  std::string merge_out;
+  bool merge_force = false;
+  auto* merge = app.add_subcommand("merge", "Join the results of campaign shards into one set");
+  merge->add_option("dirs", merge_dirs, "result directories (each with a results.json)")->required();
+  merge->add_option("--out", merge_out, "directory for the merged results.json")->required();
+  merge->add_flag("--force", merge_force, "merge results of different campaign files or builds");
+
   RunConfig config;
   std::vector<std::string> params;
   std::string out_path, series_path;
@@ -272,9 +280,9 @@ int cli_main(int argc, char** argv) {
 
   const std::string command = argc > 1 ? argv[1] : "";
   if (argc > 1 && argv[1][0] != '-' && command != "list" && command != "run" &&
-      command != "describe" && command != "campaign") {
+      command != "describe" && command != "campaign" && command != "merge") {
     std::cerr << "cmbench: error: unknown command '" << argv[1]
-              << "' (valid: list, describe, run, campaign)\n";
+              << "' (valid: list, describe, run, campaign, merge)\n";
     return 2;
   }
   try {
@@ -285,6 +293,11 @@ int cli_main(int argc, char** argv) {
     }
     if (describe->parsed()) {
       print_description(describe_id, describe_params_given);
+      return 0;
+    }
+    if (merge->parsed()) {
+      const std::size_t count = merge_results(merge_dirs, merge_out, merge_force);
+      std::cout << count << " runs merged into " << merge_out << "/results.json\n";
       return 0;
     }
     if (campaign->parsed()) {

@@ -151,6 +151,22 @@ TEST(Campaign, ShardsTogetherEqualTheWholeCampaign) {
   }
   EXPECT_EQ(merged, whole);
   EXPECT_EQ(cli("campaign " + file.string() + " --shard 4/3").exit_code, 2);
+  // cmbench merge joins the shards into the same set of runs...
+  const std::string shards = (dir / "shard1").string() + " " + (dir / "shard2").string() + " " +
+                             (dir / "shard3").string();
+  ASSERT_EQ(cli("merge " + shards + " --out " + (dir / "merged").string()).exit_code, 0);
+  EXPECT_EQ(comparable(dir / "merged" / "results.json"), whole);
+  // ...and refuses results of another campaign file unless forced.
+  fs::create_directories(dir / "other");
+  const fs::path other = write_campaign(dir / "other", campaign_of(1.0, 1e-3));
+  ASSERT_EQ(cli("campaign " + other.string() + " --jobs 2 --out " + (dir / "other_out").string()).exit_code, 0);
+  const CliResult refused = cli("merge " + (dir / "shard1").string() + " " +
+                                (dir / "other_out").string() + " --out " + (dir / "bad").string());
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.output.find("different campaign file"), std::string::npos) << refused.output;
+  EXPECT_FALSE(fs::exists(dir / "bad" / "results.json"));
+  EXPECT_EQ(cli("merge " + (dir / "shard1").string() + " " + (dir / "other_out").string() +
+                " --force --out " + (dir / "forced").string()).exit_code, 0);
   fs::remove_all(dir);
 }
 
