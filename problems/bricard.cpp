@@ -19,7 +19,7 @@
 #include <cmath>
 
 #include "core/registry.hpp"
-#include "problems/row_major.hpp"
+#include "problems/generated_model.hpp"
 
 namespace cmb {
 namespace {
@@ -28,43 +28,21 @@ namespace {
 
 namespace gen = bricard_generated;
 
-class Bricard : public ProblemBase {
+class Bricard : public GeneratedProblem<5, 5> {
  public:
   explicit Bricard(const Params& params)
-      : ProblemBase({"bricard", "Bricard's overconstrained mechanism (IFToMM A04)",
-                     "IFToMM benchmark A04 (González et al., Multibody Syst. Dyn. 16, 2006); "
-                     "reference: self-converged",
-                     {"closed_loop", "redundant", "spatial"}},
-                    params, Sizes{5, 5, 0}) {}
+      : GeneratedProblem({"bricard",
+                          "Bricard's overconstrained mechanism (IFToMM A04)",
+                          "IFToMM benchmark A04 (González et al., Multibody Syst. Dyn. 16, 2006); "
+                          "reference: self-converged",
+                          {"closed_loop", "redundant", "spatial"}},
+                         params, Sizes{5, 5, 0},
+                         {gen::bricard_mass_matrix, gen::bricard_forces, gen::bricard_constraints,
+                          gen::bricard_jacobian, gen::bricard_gamma, gen::bricard_energy}) {}
 
   void initial_state(VecRef q, VecRef v) const override {
     q.setZero();
     v.setZero();
-  }
-  void mass_matrix(double, CVecRef q, MatRef M) const override {
-    std::array<double, 25> out{};
-    gen::bricard_mass_matrix(q.data(), out.data());
-    copy_row_major<5, 5>(out, M);
-  }
-  void forces(double, CVecRef q, CVecRef v, VecRef Q) const override {
-    gen::bricard_forces(q.data(), v.data(), Q.data());
-  }
-  void constraints(double, CVecRef q, VecRef Phi) const override {
-    gen::bricard_constraints(q.data(), Phi.data());
-  }
-  void jacobian(double, CVecRef q, MatRef J) const override {
-    std::array<double, 25> out{};
-    gen::bricard_jacobian(q.data(), out.data());
-    copy_row_major<5, 5>(out, J);
-  }
-  void acceleration_rhs(double, CVecRef q, CVecRef v, VecRef gamma) const override {
-    gen::bricard_gamma(q.data(), v.data(), gamma.data());
-  }
-  bool has_energy() const override { return true; }
-  double energy(double, CVecRef q, CVecRef v) const override {
-    double e = 0.0;
-    gen::bricard_energy(q.data(), v.data(), &e);
-    return e;
   }
   std::vector<std::string> output_names() const override { return {"J3_x", "J3_y", "J3_z", "a1"}; }
   void outputs(double, CVecRef q, CVecRef, VecRef y) const override {

@@ -19,7 +19,7 @@
 #include <cmath>
 
 #include "core/registry.hpp"
-#include "problems/row_major.hpp"
+#include "problems/generated_model.hpp"
 
 namespace cmb {
 namespace {
@@ -29,14 +29,17 @@ namespace {
 namespace gen = flyball_governor_generated;
 constexpr double kPi = 3.141592653589793238462643383279502884;
 
-class FlyballGovernor : public ProblemBase {
+class FlyballGovernor : public GeneratedProblem<10, 6> {
  public:
   explicit FlyballGovernor(const Params& params)
-      : ProblemBase({"flyball_governor", "IFToMM A05: stiff flyball governor",
-                     "IFToMM benchmark A05 (González et al., Multibody Syst. Dyn. 16, 2006); "
-                     "reference: self-converged",
-                     {"closed_loop", "stiff", "spatial"}},
-                    params, Sizes{10, 6, 0}) {}
+      : GeneratedProblem({"flyball_governor",
+                          "IFToMM A05: stiff flyball governor",
+                          "IFToMM benchmark A05 (González et al., Multibody Syst. Dyn. 16, 2006); "
+                          "reference: self-converged",
+                          {"closed_loop", "stiff", "spatial"}},
+                         params, Sizes{10, 6, 0},
+                         {gen::flyball_mass_matrix, gen::flyball_forces, gen::flyball_constraints,
+                          gen::flyball_jacobian, gen::flyball_gamma, nullptr}) {}
 
   void initial_state(VecRef q, VecRef v) const override {
     const double theta = kPi / 3.0;  // 30° below the horizontal
@@ -45,25 +48,6 @@ class FlyballGovernor : public ProblemBase {
     q << 0.0, theta, theta, 0.5, reach, 0.0, height, -reach, 0.0, height;
     // Only the shaft turns: the masses move with ψ̇ N.z × r.
     v << spin, 0.0, 0.0, 0.0, 0.0, spin * reach, 0.0, 0.0, -spin * reach, 0.0;
-  }
-  void mass_matrix(double, CVecRef q, MatRef M) const override {
-    std::array<double, 100> out{};
-    gen::flyball_mass_matrix(q.data(), out.data());
-    copy_row_major<10, 10>(out, M);
-  }
-  void forces(double, CVecRef q, CVecRef v, VecRef Q) const override {
-    gen::flyball_forces(q.data(), v.data(), Q.data());
-  }
-  void constraints(double, CVecRef q, VecRef Phi) const override {
-    gen::flyball_constraints(q.data(), Phi.data());
-  }
-  void jacobian(double, CVecRef q, MatRef J) const override {
-    std::array<double, 60> out{};
-    gen::flyball_jacobian(q.data(), out.data());
-    copy_row_major<6, 10>(out, J);
-  }
-  void acceleration_rhs(double, CVecRef q, CVecRef v, VecRef gamma) const override {
-    gen::flyball_gamma(q.data(), v.data(), gamma.data());
   }
   std::vector<std::string> output_names() const override { return {"s", "theta1"}; }
   void outputs(double, CVecRef q, CVecRef, VecRef y) const override { y << q(3), q(1); }

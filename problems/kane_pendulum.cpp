@@ -16,12 +16,11 @@
 // problems/generated/kane_pendulum.inc (a test checks that file is current).
 // Energy (kinetic + gravity + springs) is conserved. Outputs: q1, q2 [rad], xQ, yQ, zQ [m].
 #include <array>
+#include <boost/numeric/odeint.hpp>
 #include <cmath>
 
-#include <boost/numeric/odeint.hpp>
-
 #include "core/registry.hpp"
-#include "problems/row_major.hpp"
+#include "problems/generated_model.hpp"
 
 namespace cmb {
 namespace {
@@ -33,14 +32,18 @@ constexpr double kPi = 3.141592653589793238462643383279502884;
 const std::array<double, 3> kQ0 = {5.0 * kPi / 180.0, 5.0 * kPi / 180.0, 0.1};
 const std::array<double, 3> kU0 = {0.1, 0.2, 0.3};
 
-class KanePendulum : public ProblemBase {
+class KanePendulum : public GeneratedProblem<5, 2> {
  public:
   explicit KanePendulum(const Params& params)
-      : ProblemBase({"kane_pendulum", "Double-rod pendulum with a sliding particle (seed 004)",
-                     "seed 004 (Kane's method chapter, sympy.physics.mechanics); reference: "
-                     "Kane's minimal-coordinate equations",
-                     {"closed_loop", "spatial"}},
-                    params, Sizes{5, 2, 0}) {}
+      : GeneratedProblem(
+            {"kane_pendulum",
+             "Double-rod pendulum with a sliding particle (seed 004)",
+             "seed 004 (Kane's method chapter, sympy.physics.mechanics); reference: "
+             "Kane's minimal-coordinate equations",
+             {"closed_loop", "spatial"}},
+            params, Sizes{5, 2, 0},
+            {gen::constrained_mass_matrix, gen::constrained_forces, gen::constrained_constraints,
+             gen::constrained_jacobian, gen::constrained_gamma, gen::constrained_energy}) {}
 
   void initial_state(VecRef q, VecRef v) const override {
     std::array<double, 3> position{}, velocity{};
@@ -49,34 +52,7 @@ class KanePendulum : public ProblemBase {
     q << kQ0[0], kQ0[1], position[0], position[1], position[2];
     v << kU0[0], kU0[1], velocity[0], velocity[1], velocity[2];
   }
-  void mass_matrix(double, CVecRef q, MatRef M) const override {
-    std::array<double, 25> out{};
-    gen::constrained_mass_matrix(q.data(), out.data());
-    copy_row_major<5, 5>(out, M);
-  }
-  void forces(double, CVecRef q, CVecRef v, VecRef Q) const override {
-    gen::constrained_forces(q.data(), v.data(), Q.data());
-  }
-  void constraints(double, CVecRef q, VecRef Phi) const override {
-    gen::constrained_constraints(q.data(), Phi.data());
-  }
-  void jacobian(double, CVecRef q, MatRef J) const override {
-    std::array<double, 10> out{};
-    gen::constrained_jacobian(q.data(), out.data());
-    copy_row_major<2, 5>(out, J);
-  }
-  void acceleration_rhs(double, CVecRef q, CVecRef v, VecRef gamma) const override {
-    gen::constrained_gamma(q.data(), v.data(), gamma.data());
-  }
-  bool has_energy() const override { return true; }
-  double energy(double, CVecRef q, CVecRef v) const override {
-    double e = 0.0;
-    gen::constrained_energy(q.data(), v.data(), &e);
-    return e;
-  }
-  std::vector<std::string> output_names() const override {
-    return {"q1", "q2", "xQ", "yQ", "zQ"};
-  }
+  std::vector<std::string> output_names() const override { return {"q1", "q2", "xQ", "yQ", "zQ"}; }
   void outputs(double, CVecRef q, CVecRef, VecRef y) const override { y = q; }
 
   ReferenceInfo reference_info() const override {
@@ -95,7 +71,8 @@ Mat KanePendulum::reference_outputs(const std::vector<double>& times) const {
     std::array<double, 3> forcing{};
     gen::kane_mass_matrix(s.data(), mass.data());
     gen::kane_forcing(s.data(), s.data() + 3, forcing.data());
-    const Eigen::Matrix3d M = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(mass.data());
+    const Eigen::Matrix3d M =
+        Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(mass.data());
     const Eigen::Vector3d du = M.ldlt().solve(Eigen::Map<const Eigen::Vector3d>(forcing.data()));
     for (int i = 0; i < 3; ++i) {
       ds[i] = s[3 + i];
@@ -125,7 +102,8 @@ Mat KanePendulum::reference_outputs(const std::vector<double>& times) const {
 CMB_DEFINE_PROBLEM(kane_pendulum) {
   cmb::ProblemEntry entry;
   entry.id = "kane_pendulum";
-  entry.summary = "seed 004 double-rod pendulum with sliding particle; Kane's equations as reference";
+  entry.summary =
+      "seed 004 double-rod pendulum with sliding particle; Kane's equations as reference";
   entry.params = {cmb::t_end_param(2.0)};
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::KanePendulum>(p); };
   return entry;

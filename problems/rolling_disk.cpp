@@ -18,7 +18,7 @@
 #include <cmath>
 
 #include "core/registry.hpp"
-#include "problems/row_major.hpp"
+#include "problems/generated_model.hpp"
 
 namespace cmb {
 namespace {
@@ -27,41 +27,22 @@ namespace {
 
 namespace gen = rolling_disk_generated;
 
-class RollingDisk : public ProblemBase {
+class RollingDisk : public GeneratedProblem<5, 2> {
  public:
   explicit RollingDisk(const Params& params)
-      : ProblemBase({"rolling_disk", "Thin disk rolling without slipping (steady turning)",
-                     "classical rolling disk (e.g. Neimark & Fufaev; O'Reilly, Nonlinear Dyn. 10 "
-                     "(1996)); equations derived in scripts/derive_rolling_disk.py",
-                     {"nonholonomic", "spatial"}},
-                    params, Sizes{5, 0, 2}) {}
+      : GeneratedProblem(
+            {"rolling_disk",
+             "Thin disk rolling without slipping (steady turning)",
+             "classical rolling disk (e.g. Neimark & Fufaev; O'Reilly, Nonlinear Dyn. 10 "
+             "(1996)); equations derived in scripts/derive_rolling_disk.py",
+             {"nonholonomic", "spatial"}},
+            params, Sizes{5, 0, 2},
+            {gen::disk_mass_matrix, gen::disk_forces, nullptr, gen::disk_constraint_matrix,
+             gen::disk_gamma, gen::disk_energy}) {}
 
   void initial_state(VecRef q, VecRef v) const override {
     q << 0.0, 0.0, 0.0, gen::kSteadyLean, 0.0;
     v << gen::kSteadyVx, gen::kSteadyVy, gen::kSteadyYawRate, 0.0, gen::kSteadySpinRate;
-  }
-  void mass_matrix(double, CVecRef q, MatRef M) const override {
-    std::array<double, 25> out{};
-    gen::disk_mass_matrix(q.data(), out.data());
-    copy_row_major<5, 5>(out, M);
-  }
-  void forces(double, CVecRef q, CVecRef v, VecRef Q) const override {
-    gen::disk_forces(q.data(), v.data(), Q.data());
-  }
-  void constraints(double, CVecRef, VecRef) const override {}
-  void jacobian(double, CVecRef q, MatRef J) const override {
-    std::array<double, 10> out{};
-    gen::disk_constraint_matrix(q.data(), out.data());
-    copy_row_major<2, 5>(out, J);
-  }
-  void acceleration_rhs(double, CVecRef q, CVecRef v, VecRef gamma) const override {
-    gen::disk_gamma(q.data(), v.data(), gamma.data());
-  }
-  bool has_energy() const override { return true; }
-  double energy(double, CVecRef q, CVecRef v) const override {
-    double e = 0.0;
-    gen::disk_energy(q.data(), v.data(), &e);
-    return e;
   }
   std::vector<std::string> output_names() const override {
     return {"lean", "yaw_rate", "spin_rate"};
@@ -69,7 +50,8 @@ class RollingDisk : public ProblemBase {
   void outputs(double, CVecRef q, CVecRef v, VecRef y) const override { y << q(3), v(2), v(4); }
 
   ReferenceInfo reference_info() const override {
-    return {ReferenceKind::analytic, "steady turning: lean, yaw rate and spin rate constant", 1e-14};
+    return {ReferenceKind::analytic, "steady turning: lean, yaw rate and spin rate constant",
+            1e-14};
   }
   Mat reference_outputs(const std::vector<double>& times) const override {
     Mat out(times.size(), 3);
