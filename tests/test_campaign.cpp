@@ -66,6 +66,17 @@ TEST(Campaign, SmokeCampaignRunsAndRecordsEveryRun) {
   fs::remove_all(out);
 }
 
+TEST(Campaign, EveryCommittedCampaignFileIsValid) {
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(CMB_SOURCE_DIR) / "campaigns")) {
+    if (entry.path().extension() != ".json") continue;
+    const CliResult r = cli("campaign " + entry.path().string() + " --dry-run");
+    EXPECT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.output;
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);  // smoke, default, work_precision, scaling, baumgarte_study
+}
+
 TEST(Campaign, BadFilesAreRejectedWithTheJsonPathAndNothingIsWritten) {
   const fs::path dir = scratch("bad");
   const std::vector<std::pair<json, std::string>> cases = {
