@@ -5,7 +5,6 @@ grayscale.
 """
 import csv
 import math
-import os
 
 METHOD_STYLE = {
     "index1": {"color": "#d62728", "marker": "o", "linestyle": "-"},

@@ -67,14 +67,13 @@ def kane_equations(s):
 
 def constrained_equations(s):
     """Lagrange's equations in p = (q1, q2, x, y, z) with Q's position free and two constraints."""
-    t = me.dynamicsymbols._t
-    N, A, B, O = s["N"], s["A"], s["B"], s["O"]
+    N, B, O = s["N"], s["B"], s["O"]
     q1, q2 = s["q1"], s["q2"]
     x, y, z = sm.symbols("x y z")
     w1, w2, vx, vy, vz = sm.symbols("w1 w2 vx vy vz")  # p'
-    p, pd = [q1, q2, x, y, z], [w1, w2, vx, vy, vz]
+    pd = [w1, w2, vx, vy, vz]
     speeds = {s["u1"]: w1, s["u2"]: w2}
-    m, g, kt, kl, l = s["m"], s["g"], s["kt"], s["kl"], s["l"]
+    m, g, kt, kl = s["m"], s["g"], s["kt"], s["kl"]
     T = 0
     for body in (s["rod_A"], s["rod_B"]):
         v = body.masscenter.vel(N).subs(speeds)

@@ -40,7 +40,7 @@ def derive():
     N = me.ReferenceFrame("N")
     Y = N.orientnew("Y", "Axis", [psi, N.z])
     L = Y.orientnew("L", "Axis", [theta, Y.x])
-    R = L.orientnew("R", "Axis", [phi, L.y])
+    # The spin frame is not needed: the disk's inertia is symmetric about its axis L.y.
     # Angular velocity in terms of the rate symbols (orientnew works with plain symbols).
     w = v[2] * N.z + v[3] * Y.x + v[4] * L.y
     rC = x * N.x + y * N.y + r * L.z

@@ -69,7 +69,7 @@ def work_precision(doc, results_dir):
         ax.grid(True, which="major", alpha=0.3)
     # One legend for all panels (same method × stepper styles everywhere): in the first unused
     # panel when there is one, else below the panels.
-    handles, labels = {}, {}
+    handles = {}
     for ax in list(axes.flat)[:len(problems)]:
         for h, l in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(l, h)
