@@ -117,11 +117,6 @@ TEST(NFourBarReference, FullRankPolicyReportsTheSingularity) {
   EXPECT_NE(r["message"].get<std::string>().find("lost row rank"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace cmb::test
-
-namespace cmb::test {
-namespace {
 
 // Issue #4's acceptance for Andrews' squeezer. The published positions are good to about
 // 2.7e-10 relative (shared/PROBLEMS.md), so a solution accurate to ~1e-11 scores scd ≈ 9.5;
@@ -137,11 +132,6 @@ TEST(AndrewsSqueezer, MatchesThePublishedReference) {
   EXPECT_LT(m["energy"]["max_abs"].get<double>(), 1e-8);
 }
 
-}  // namespace
-}  // namespace cmb::test
-
-namespace cmb::test {
-namespace {
 
 // Issue #4's acceptance for n_pendulum: the Cartesian chain (N constraints) and the joint-angle
 // chain (minimal coordinates) are independent formulations; at tolerance 1e-12 over 2 s both
@@ -154,11 +144,6 @@ TEST(NPendulum, CartesianChainAgreesWithJointAngleChain) {
   EXPECT_LT(r["metrics"]["error"]["max_abs"].get<double>(), 1e-8);
 }
 
-}  // namespace
-}  // namespace cmb::test
-
-namespace cmb::test {
-namespace {
 
 // The closed form is exact: its own consistency is checked (energy, and ω̇ = κ u ω by central
 // differences), then every nonholonomic-capable method at tolerance 1e-12 must reach it to 1e-8
@@ -181,11 +166,6 @@ TEST(ChaplyginSleigh, ClosedFormIsASolutionAndMethodsReachIt) {
   }
 }
 
-}  // namespace
-}  // namespace cmb::test
-
-namespace cmb::test {
-namespace {
 
 // Issue #4's acceptance for kane_pendulum: Lagrange's equations in redundant coordinates with
 // two constraints, integrated by a drift-free method, against Kane's equations in minimal
@@ -201,11 +181,6 @@ TEST(KanePendulum, ConstrainedFormulationMatchesKaneEquations) {
   }
 }
 
-}  // namespace
-}  // namespace cmb::test
-
-namespace cmb::test {
-namespace {
 
 // Issue #4's acceptance for rolling_disk: steady turning is an exact solution (derived and
 // checked in scripts/derive_rolling_disk.py); the drift-free projection method must keep lean,
@@ -219,11 +194,6 @@ TEST(RollingDisk, SteadyTurningStaysSteady) {
   EXPECT_LT(r["metrics"]["energy"]["max_rel"].get<double>(), 1e-8);
 }
 
-}  // namespace
-}  // namespace cmb::test
-
-namespace cmb::test {
-namespace {
 
 // Issue #4's acceptance for Bricard: the structural rank deficiency is detected (rank 4 of 5
 // rows everywhere on the configuration curve), the redundancy-capable methods run the 10 s
@@ -265,11 +235,6 @@ TEST(Bricard, RedundancyIsDetectedAndCapableMethodsRun) {
   std::filesystem::remove_all(cache);
 }
 
-}  // namespace
-}  // namespace cmb::test
-
-namespace cmb::test {
-namespace {
 
 // Issue #4's acceptance for the flyball governor: the stiff rosenbrock4 and an explicit stepper
 // both reach the self-converged reference at tolerance 1e-6. Strongly damped modes forget local
