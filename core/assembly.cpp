@@ -39,7 +39,7 @@ double velocity_residual(const Problem& problem, double t, CVecRef q, CVecRef v)
 }
 
 AssemblyResult assemble_positions(const Problem& problem, double t, VecRef q, double tol,
-                                  int max_iterations) {
+                                  int max_iterations, double offset) {
   const Sizes s = problem.sizes();
   AssemblyResult result;
   if (s.mh == 0) {
@@ -50,6 +50,7 @@ AssemblyResult assemble_positions(const Problem& problem, double t, VecRef q, do
   Mat J(s.m(), s.nq);
   for (result.iterations = 0; result.iterations <= max_iterations; ++result.iterations) {
     problem.constraints(t, q, Phi);
+    Phi.array() -= offset;
     result.residual = Phi.lpNorm<Eigen::Infinity>();
     if (!(result.residual == result.residual)) return result;  // NaN: give up
     if (result.residual <= tol) {
@@ -63,13 +64,15 @@ AssemblyResult assemble_positions(const Problem& problem, double t, VecRef q, do
   return result;
 }
 
-double assemble_velocities(const Problem& problem, double t, CVecRef q, VecRef v) {
+double assemble_velocities(const Problem& problem, double t, CVecRef q, VecRef v,
+                           double holonomic_rate) {
   const Sizes s = problem.sizes();
   if (s.m() == 0) return 0.0;
   Mat J(s.m(), s.nq);
   Vec nu(s.m());
   problem.jacobian(t, q, J);
   problem.velocity_rhs(t, q, nu);
+  nu.head(s.mh).array() += holonomic_rate;
   v -= pseudo_inverse_solve_basis(J) * (J * v - nu);
   return (J * v - nu).lpNorm<Eigen::Infinity>();
 }

@@ -14,11 +14,16 @@ struct AssemblyResult {
   double residual = 0.0;  // max |Φ_i| after the last iteration
 };
 
+// With `offset` ≠ 0 it solves Φ_i(t,q) = offset for every holonomic row instead (a deliberate,
+// uniform constraint violation); the residual is then max |Φ_i − offset|.
 AssemblyResult assemble_positions(const Problem& problem, double t, VecRef q,
-                                  double tol = 1e-13, int max_iterations = 50);
+                                  double tol = 1e-13, int max_iterations = 50,
+                                  double offset = 0.0);
 
-// Returns max |ψ_i| after the correction.
-double assemble_velocities(const Problem& problem, double t, CVecRef q, VecRef v);
+// Minimum-norm correction to J v − ν = r with r_i = holonomic_rate on the holonomic rows and 0
+// on the nonholonomic ones. Returns max |J v − ν − r| after the correction.
+double assemble_velocities(const Problem& problem, double t, CVecRef q, VecRef v,
+                           double holonomic_rate = 0.0);
 
 // Max-norm residuals of the position rows (Φ) and of all velocity rows (ψ = J v − ν).
 double position_residual(const Problem& problem, double t, CVecRef q);

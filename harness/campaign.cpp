@@ -1,6 +1,7 @@
 #include "harness/campaign.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -107,12 +108,150 @@ std::string file_stem(const CampaignRun& run) {
   return out.str();
 }
 
+struct Perturbation {
+  double position = 0.0, velocity = 0.0;
+};
+
+struct ProblemEntry {
+  std::string id;
+  json params;
+  std::optional<double> t_end;
+  std::optional<double> sample_dt;  // overrides the campaign's
+  std::vector<Perturbation> perturbations{Perturbation{}};
+};
+
+struct MethodEntry {
+  std::string id;
+  json params;
+};
+
 struct StepperEntry {
   std::string id;
   std::vector<double> values;  // dt values (fixed) or tolerances (adaptive)
   std::optional<double> max_dt;
   bool fixed;
 };
+
+// The settings shared by every run of the campaign, as a RunConfig template.
+RunConfig parse_run_template(const json& doc) {
+  RunConfig base;
+  if (doc.contains("repeat")) {
+    if (!doc["repeat"].is_number_integer() || doc["repeat"].get<int>() < 0)
+      fail_at("/repeat", "expected an integer >= 0, got " + doc["repeat"].dump());
+    base.repeat = doc["repeat"].get<int>();
+  }
+  if (doc.contains("sample_dt")) base.sample_dt = positive_at(doc["sample_dt"], "/sample_dt");
+  if (doc.contains("time_limit"))
+    base.limits.wall_time_limit = positive_at(doc["time_limit"], "/time_limit");
+  if (doc.contains("initial_assembly"))
+    base.initial.assembly = string_at(doc, "initial_assembly", "");
+  if (doc.contains("initial_tol"))
+    base.initial.tolerance = positive_at(doc["initial_tol"], "/initial_tol");
+  at_path("/initial_assembly", [&] { validate(base.initial); });
+  return base;
+}
+
+std::vector<Perturbation> parse_perturbations(const json& list, const std::string& path) {
+  if (!list.is_array() || list.empty()) fail_at(path, "expected a non-empty array of objects");
+  std::vector<Perturbation> out;
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    const std::string kp = path + "/" + std::to_string(k);
+    check_keys(list[k], kp, {"position", "velocity"}, {});
+    Perturbation perturbation;
+    for (const char* axis : {"position", "velocity"}) {
+      if (!list[k].contains(axis)) continue;
+      const json& value = list[k][axis];
+      if (!value.is_number() || !std::isfinite(value.get<double>()))
+        fail_at(kp + "/" + axis, "expected a finite number, got " + value.dump());
+      (axis[0] == 'p' ? perturbation.position : perturbation.velocity) = value.get<double>();
+    }
+    out.push_back(perturbation);
+  }
+  return out;
+}
+
+std::vector<ProblemEntry> parse_problems(const json& doc) {
+  std::vector<ProblemEntry> problems;
+  const json& list = array_at(doc, "problems");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string p = "/problems/" + std::to_string(i);
+    check_keys(list[i], p, {"id", "params", "t_end", "sample_dt", "label", "perturbations"}, {"id"});
+    ProblemEntry entry;
+    entry.id = string_at(list[i], "id", p);
+    entry.params = params_at(list[i], p);
+    if (list[i].contains("t_end")) entry.t_end = positive_at(list[i]["t_end"], p + "/t_end");
+    if (list[i].contains("sample_dt"))
+      entry.sample_dt = positive_at(list[i]["sample_dt"], p + "/sample_dt");
+    if (list[i].contains("perturbations"))
+      entry.perturbations = parse_perturbations(list[i]["perturbations"], p + "/perturbations");
+    at_path(p, [&] { make_problem(entry.id, entry.params); });
+    problems.push_back(entry);
+  }
+  return problems;
+}
+
+std::vector<MethodEntry> parse_methods(const json& doc) {
+  std::vector<MethodEntry> methods;
+  const json& list = array_at(doc, "methods");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string p = "/methods/" + std::to_string(i);
+    check_keys(list[i], p, {"id", "params", "label"}, {"id"});
+    methods.push_back({string_at(list[i], "id", p), params_at(list[i], p)});
+    at_path(p, [&] { make_method(methods.back().id, methods.back().params); });
+  }
+  return methods;
+}
+
+std::vector<StepperEntry> parse_steppers(const json& doc) {
+  std::vector<StepperEntry> steppers;
+  const json& list = array_at(doc, "steppers");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string p = "/steppers/" + std::to_string(i);
+    const json& s = list[i];
+    check_keys(s, p, {"id", "dt", "tol", "max_dt"}, {"id"});
+    StepperEntry entry;
+    entry.id = string_at(s, "id", p);
+    at_path(p + "/id", [&] { entry.fixed = find_stepper(entry.id).kind == StepperKind::fixed; });
+    const char* needed = entry.fixed ? "dt" : "tol";
+    const char* wrong = entry.fixed ? "tol" : "dt";
+    const std::string kind = entry.fixed ? "fixed-step" : "adaptive";
+    if (!s.contains(needed))
+      fail_at(p, "stepper '" + entry.id + "' is " + kind + ": give '" + needed +
+                     "' (a number or an array of numbers)");
+    if (s.contains(wrong))
+      fail_at(p + "/" + wrong, "does not apply to " + kind + " stepper '" + entry.id + "'");
+    entry.values = sweep_at(s[needed], p + "/" + needed);
+    if (s.contains("max_dt")) {
+      if (entry.fixed) fail_at(p + "/max_dt", "does not apply to a fixed-step stepper");
+      entry.max_dt = positive_at(s["max_dt"], p + "/max_dt");
+    }
+    steppers.push_back(entry);
+  }
+  return steppers;
+}
+
+std::vector<json> parse_excludes(const json& doc) {
+  std::vector<json> excludes;
+  if (!doc.contains("exclude")) return excludes;
+  if (!doc["exclude"].is_array()) fail_at("/exclude", "expected an array");
+  for (std::size_t i = 0; i < doc["exclude"].size(); ++i) {
+    check_keys(doc["exclude"][i], "/exclude/" + std::to_string(i), {"problem", "method", "stepper"}, {});
+    excludes.push_back(doc["exclude"][i]);
+  }
+  return excludes;
+}
+
+bool is_excluded(const std::vector<json>& excludes, const std::string& problem,
+                 const std::string& method, const std::string& stepper) {
+  auto matches = [](const json& rule, const char* field, const std::string& id) {
+    return !rule.contains(field) || rule[field] == id;
+  };
+  for (const auto& rule : excludes)
+    if (matches(rule, "problem", problem) && matches(rule, "method", method) &&
+        matches(rule, "stepper", stepper))
+      return true;
+  return false;
+}
 
 }  // namespace
 
@@ -126,117 +265,54 @@ Campaign load_campaign(const std::string& path) {
     throw InputError("campaign file '" + path + "' is not valid JSON: " + e.what());
   }
   const json& doc = campaign.source;
-  check_keys(doc, "", {"name", "description", "repeat", "sample_dt", "time_limit", "problems",
-                       "methods", "steppers", "exclude"},
+  check_keys(doc, "", {"name", "description", "repeat", "sample_dt", "time_limit",
+                       "initial_assembly", "initial_tol", "problems", "methods", "steppers",
+                       "exclude"},
              {"name", "problems", "methods", "steppers"});
   campaign.name = string_at(doc, "name", "");
   if (!std::regex_match(campaign.name, std::regex("[A-Za-z0-9_-]+")))
     fail_at("/name", "use letters, digits, '_' and '-' only, got '" + campaign.name + "'");
-  int repeat = 3;
-  if (doc.contains("repeat")) {
-    if (!doc["repeat"].is_number_integer() || doc["repeat"].get<int>() < 0)
-      fail_at("/repeat", "expected an integer >= 0, got " + doc["repeat"].dump());
-    repeat = doc["repeat"].get<int>();
-  }
-  std::optional<double> sample_dt;
-  if (doc.contains("sample_dt")) sample_dt = positive_at(doc["sample_dt"], "/sample_dt");
-  double time_limit = 0.0;  // per run, seconds; 0: none
-  if (doc.contains("time_limit")) time_limit = positive_at(doc["time_limit"], "/time_limit");
-
-  struct ProblemEntry {
-    std::string id;
-    json params;
-    std::optional<double> t_end;
-  };
-  std::vector<ProblemEntry> problems;
-  const json& problem_list = array_at(doc, "problems");
-  for (std::size_t i = 0; i < problem_list.size(); ++i) {
-    const std::string p = "/problems/" + std::to_string(i);
-    check_keys(problem_list[i], p, {"id", "params", "t_end", "label"}, {"id"});
-    ProblemEntry entry{string_at(problem_list[i], "id", p), params_at(problem_list[i], p), {}};
-    if (problem_list[i].contains("t_end")) entry.t_end = positive_at(problem_list[i]["t_end"], p + "/t_end");
-    at_path(p, [&] { make_problem(entry.id, entry.params); });
-    problems.push_back(entry);
-  }
-  std::vector<std::pair<std::string, json>> methods;
-  const json& method_list = array_at(doc, "methods");
-  for (std::size_t i = 0; i < method_list.size(); ++i) {
-    const std::string p = "/methods/" + std::to_string(i);
-    check_keys(method_list[i], p, {"id", "params", "label"}, {"id"});
-    methods.emplace_back(string_at(method_list[i], "id", p), params_at(method_list[i], p));
-    at_path(p, [&] { make_method(methods.back().first, methods.back().second); });
-  }
-  std::vector<StepperEntry> steppers;
-  const json& stepper_list_json = array_at(doc, "steppers");
-  for (std::size_t i = 0; i < stepper_list_json.size(); ++i) {
-    const std::string p = "/steppers/" + std::to_string(i);
-    const json& s = stepper_list_json[i];
-    check_keys(s, p, {"id", "dt", "tol", "max_dt"}, {"id"});
-    StepperEntry entry;
-    entry.id = string_at(s, "id", p);
-    at_path(p + "/id", [&] { entry.fixed = find_stepper(entry.id).kind == StepperKind::fixed; });
-    const char* needed = entry.fixed ? "dt" : "tol";
-    const char* wrong = entry.fixed ? "tol" : "dt";
-    if (!s.contains(needed))
-      fail_at(p, std::string("stepper '") + entry.id + "' is " + (entry.fixed ? "fixed-step" : "adaptive") +
-                     ": give '" + needed + "' (a number or an array of numbers)");
-    if (s.contains(wrong))
-      fail_at(p + "/" + wrong, std::string("does not apply to ") + (entry.fixed ? "fixed-step" : "adaptive") +
-                                   " stepper '" + entry.id + "'");
-    entry.values = sweep_at(s[needed], p + "/" + needed);
-    if (s.contains("max_dt")) {
-      if (entry.fixed) fail_at(p + "/max_dt", "does not apply to a fixed-step stepper");
-      entry.max_dt = positive_at(s["max_dt"], p + "/max_dt");
-    }
-    steppers.push_back(entry);
-  }
-  std::vector<json> excludes;
-  if (doc.contains("exclude")) {
-    if (!doc["exclude"].is_array()) fail_at("/exclude", "expected an array");
-    for (std::size_t i = 0; i < doc["exclude"].size(); ++i) {
-      check_keys(doc["exclude"][i], "/exclude/" + std::to_string(i), {"problem", "method", "stepper"}, {});
-      excludes.push_back(doc["exclude"][i]);
-    }
-  }
-  auto excluded = [&](const std::string& p, const std::string& m, const std::string& s) {
-    for (const auto& e : excludes)
-      if ((!e.contains("problem") || e["problem"] == p) && (!e.contains("method") || e["method"] == m) &&
-          (!e.contains("stepper") || e["stepper"] == s))
-        return true;
-    return false;
-  };
+  const RunConfig base = parse_run_template(doc);
+  const auto problems = parse_problems(doc);
+  const auto methods = parse_methods(doc);
+  const auto steppers = parse_steppers(doc);
+  const auto excludes = parse_excludes(doc);
 
   std::set<std::string> keys;
+  auto add_run = [&](RunConfig c, const std::string& where) {
+    CampaignRun run;
+    run.config = std::move(c);
+    at_path(where, [&] { run.key = prepare_run(run.config).key; });
+    if (!keys.insert(run.key).second) fail_at(where, "duplicates run '" + run.key + "'");
+    run.file = file_stem(run);
+    campaign.runs.push_back(std::move(run));
+  };
   for (std::size_t pi = 0; pi < problems.size(); ++pi)
-    for (std::size_t mi = 0; mi < methods.size(); ++mi)
-      for (std::size_t si = 0; si < steppers.size(); ++si) {
-        if (excluded(problems[pi].id, methods[mi].first, steppers[si].id)) continue;
-        for (std::size_t vi = 0; vi < steppers[si].values.size(); ++vi) {
-          CampaignRun run;
-          RunConfig& c = run.config;
-          c.problem = problems[pi].id;
-          c.problem_params = problems[pi].params;
-          c.t_end = problems[pi].t_end;
-          c.method = methods[mi].first;
-          c.method_params = methods[mi].second;
-          c.stepper = steppers[si].id;
-          if (steppers[si].fixed)
-            c.dt = steppers[si].values[vi];
-          else
-            c.abs_tol = c.rel_tol = steppers[si].values[vi];
-          c.max_dt = steppers[si].max_dt;
-          c.sample_dt = sample_dt;
-          c.repeat = repeat;
-          c.limits.wall_time_limit = time_limit;
-          const std::string where = "/problems/" + std::to_string(pi) + " × /methods/" +
-                                    std::to_string(mi) + " × /steppers/" + std::to_string(si) +
-                                    "/" + (steppers[si].fixed ? "dt" : "tol") + "/" + std::to_string(vi);
-          at_path(where, [&] { run.key = prepare_run(c).key; });
-          if (!keys.insert(run.key).second) fail_at(where, "duplicates run '" + run.key + "'");
-          run.file = file_stem(run);
-          campaign.runs.push_back(run);
+    for (const Perturbation& perturbation : problems[pi].perturbations)
+      for (std::size_t mi = 0; mi < methods.size(); ++mi)
+        for (std::size_t si = 0; si < steppers.size(); ++si) {
+          const StepperEntry& stepper = steppers[si];
+          if (is_excluded(excludes, problems[pi].id, methods[mi].id, stepper.id)) continue;
+          for (std::size_t vi = 0; vi < stepper.values.size(); ++vi) {
+            RunConfig c = base;
+            c.problem = problems[pi].id;
+            c.problem_params = problems[pi].params;
+            c.t_end = problems[pi].t_end;
+            if (problems[pi].sample_dt) c.sample_dt = problems[pi].sample_dt;
+            c.initial.perturb_position = perturbation.position;
+            c.initial.perturb_velocity = perturbation.velocity;
+            c.method = methods[mi].id;
+            c.method_params = methods[mi].params;
+            c.stepper = stepper.id;
+            (stepper.fixed ? c.dt : c.rel_tol) = stepper.values[vi];
+            if (!stepper.fixed) c.abs_tol = c.rel_tol;
+            c.max_dt = stepper.max_dt;
+            add_run(std::move(c), "/problems/" + std::to_string(pi) + " × /methods/" +
+                                      std::to_string(mi) + " × /steppers/" + std::to_string(si) +
+                                      "/" + (stepper.fixed ? "dt" : "tol") + "/" +
+                                      std::to_string(vi));
+          }
         }
-      }
   return campaign;
 }
 

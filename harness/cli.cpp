@@ -12,6 +12,7 @@
 #include "core/kkt.hpp"
 #include "core/registry.hpp"
 #include "harness/campaign.hpp"
+#include "harness/compare.hpp"
 #include "harness/output.hpp"
 #include "harness/run.hpp"
 
@@ -181,6 +182,11 @@ int run_command(RunConfig config, const std::vector<std::string>& params,
   for (const auto& p : params) apply_param(config, p);
   PreparedRun run = prepare_run(config);
   const RunResult result = execute_run(run);
+  if (result.record["status"] == "invalid_input") {
+    // Bad input found while starting the run (e.g. an inconsistent initial state): nothing is
+    // written, as for any other input error.
+    throw InputError(result.record["message"].get<std::string>());
+  }
   if (!out_path.empty()) write_file_atomically(out_path, result.record.dump(2) + "\n");
   if (!series_path.empty())
     write_file_atomically(series_path,
@@ -239,6 +245,18 @@ int cli_main(int argc, char** argv) {
   merge->add_option("--out", merge_out, "directory for the merged results.json")->required();
   merge->add_flag("--force", merge_force, "merge results of different campaign files or builds");
 
+  std::vector<std::string> compare_inputs;
+  CompareOptions compare_options;
+  auto* compare = app.add_subcommand(
+      "compare", "Compare two result sets run by run (status, metrics, work; timing ratios). "
+                 "Exit 0 when they agree, 1 when runs differ or are missing");
+  compare->add_option("results", compare_inputs, "two result directories (or results.json files): A B")
+      ->required()
+      ->expected(2);
+  compare->add_option("--rel-tol", compare_options.rel_tol,
+                      "numbers within this relative difference count as equal (default 0: exact)");
+  compare->add_option("--json", compare_options.json_out, "also write the comparison as JSON here");
+
   RunConfig config;
   std::vector<std::string> params;
   std::string out_path, series_path;
@@ -274,15 +292,26 @@ int cli_main(int argc, char** argv) {
       ->check(CLI::IsMember({"problem", "self_converged"}));
   run->add_option("--reference-cache", config.reference_cache,
                   "directory of cached self-converged references (default results/references)");
+  run->add_option("--initial-assembly", config.initial.assembly,
+                  "reject (default: an inconsistent initial state is an error) or project "
+                  "(Newton onto the constraints first)")
+      ->check(CLI::IsMember({"reject", "project"}));
+  run->add_option("--initial-tol", config.initial.tolerance,
+                  "largest max |Phi| and max |J v - nu| accepted as consistent (default 1e-10)");
+  run->add_option("--perturb-position", config.initial.perturb_position,
+                  "start with every holonomic row violated by this amount (Phi_i(0))");
+  run->add_option("--perturb-velocity", config.initial.perturb_velocity,
+                  "start with every holonomic row's rate Phi_i'(0) equal to this");
   run->add_option("--out", out_path, "write the JSON record here (atomically)");
   run->add_option("--series", series_path, "write the sampled time series as CSV here");
   tol_opt->excludes(abs_opt)->excludes(rel_opt);
 
   const std::string command = argc > 1 ? argv[1] : "";
   if (argc > 1 && argv[1][0] != '-' && command != "list" && command != "run" &&
-      command != "describe" && command != "campaign" && command != "merge") {
+      command != "describe" && command != "campaign" && command != "merge" &&
+      command != "compare") {
     std::cerr << "cmbench: error: unknown command '" << argv[1]
-              << "' (valid: list, describe, run, campaign, merge)\n";
+              << "' (valid: list, describe, run, campaign, merge, compare)\n";
     return 2;
   }
   try {
@@ -300,6 +329,8 @@ int cli_main(int argc, char** argv) {
       std::cout << count << " runs merged into " << merge_out << "/results.json\n";
       return 0;
     }
+    if (compare->parsed())
+      return compare_results(compare_inputs[0], compare_inputs[1], compare_options, std::cout) ? 1 : 0;
     if (campaign->parsed()) {
       const auto slash = shard.find('/');
       try {

@@ -69,6 +69,10 @@ void SampleRecorder::operator()(double t, CVecRef x) {
   problem_.velocity_rhs(t, q_, nu_);
   series_.velocity_residual.push_back(
       nu_.size() ? (J_ * v_ - nu_).lpNorm<Eigen::Infinity>() : 0.0);
+  if (Phi_.size() > 0 && Phi_.size() <= kSignedRowsMax) {
+    series_.phi.push_back(Phi_);
+    series_.dphi.push_back(J_.topRows(Phi_.size()) * v_ - nu_.head(Phi_.size()));
+  }
   series_.energy.push_back(problem_.energy(t, q_, v_));
   problem_.outputs(t, q_, v_, y_);
   series_.outputs.push_back(y_);
@@ -195,6 +199,9 @@ std::string series_csv(const Problem& problem, const SampleSeries& series, const
     for (const auto& n : names) out << ",reference_" << n;
   const Eigen::Index m = series.multipliers.empty() ? 0 : series.multipliers.front().size();
   for (Eigen::Index j = 0; j < m; ++j) out << ",lambda_" << j;
+  const Eigen::Index rows = series.phi.empty() ? 0 : series.phi.front().size();
+  for (Eigen::Index j = 0; j < rows; ++j) out << ",phi_" << j;
+  for (Eigen::Index j = 0; j < rows; ++j) out << ",dphi_" << j;
   out << "\n";
   const double e0 = series.energy.empty() ? 0.0 : series.energy.front();
   for (std::size_t i = 0; i < series.t.size(); ++i) {
@@ -205,6 +212,8 @@ std::string series_csv(const Problem& problem, const SampleSeries& series, const
     if (reference.size())
       for (Eigen::Index k = 0; k < reference.cols(); ++k) out << "," << reference(i, k);
     for (Eigen::Index j = 0; j < m; ++j) out << "," << series.multipliers[i](j);
+    for (Eigen::Index j = 0; j < rows; ++j) out << "," << series.phi[i](j);
+    for (Eigen::Index j = 0; j < rows; ++j) out << "," << series.dphi[i](j);
     out << "\n";
   }
   return out.str();

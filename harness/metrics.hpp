@@ -20,7 +20,12 @@ struct SampleSeries {
   std::vector<Vec> outputs;
   std::vector<Vec> multipliers;
   std::vector<bool> multipliers_unique;
+  // Signed Φ rows and ψ = J v − ν of the holonomic rows, kept only for problems with at most
+  // kSignedRowsMax holonomic rows (e.g. for the Baumgarte impulse response); empty otherwise.
+  std::vector<Vec> phi;
+  std::vector<Vec> dphi;
 };
+constexpr int kSignedRowsMax = 12;
 
 // Observer state for the instrumented run: evaluates residuals, energy, outputs and λ.
 class SampleRecorder {
@@ -49,7 +54,8 @@ nlohmann::json multiplier_metrics(const Problem& problem, const SampleSeries& se
 // A finite number, or null (NaN and infinities are never written as numbers).
 nlohmann::json number_or_null(double value);
 
-// CSV of the series: t, residuals, energy error, outputs, reference outputs, multipliers.
+// CSV of the series: t, residuals, energy error, outputs, reference outputs, multipliers, and
+// the signed rows phi_i, dphi_i when recorded.
 std::string series_csv(const Problem& problem, const SampleSeries& series, const Mat& reference);
 
 }  // namespace cmb

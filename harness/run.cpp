@@ -43,6 +43,10 @@ std::string run_key(const RunConfig& c, const StepperSpec& stepper, const Steppe
     if (s.abs_tol != s.rel_tol) key += ",atol=" + format_number(s.abs_tol);
   }
   if (c.t_end) key += "/t_end=" + format_number(*c.t_end);
+  if (c.initial.perturbed())
+    key += "/perturb=p" + format_number(c.initial.perturb_position) + ",v" +
+           format_number(c.initial.perturb_velocity);
+  if (c.initial.assembly != "reject") key += "/assembly=" + c.initial.assembly;
   return key;
 }
 
@@ -185,6 +189,7 @@ PreparedRun prepare_run(const RunConfig& config) {
   if (config.reference != "problem" && config.reference != "self_converged")
     throw InputError("reference must be 'problem' or 'self_converged', got '" + config.reference +
                      "'");
+  validate(config.initial);
   if (config.repeat < 0) throw InputError("repeat must be >= 0, got " + std::to_string(config.repeat));
   run.settings = stepper_settings(config, *run.stepper);
   run.t_end = config.t_end ? *config.t_end : run.problem->t_end();
@@ -202,9 +207,9 @@ RunResult execute_run(PreparedRun& run) {
   Method& method = *run.method;
   const Sizes sizes = problem.sizes();
   Vec q0(sizes.nq), v0(sizes.nq);
-  problem.initial_state(q0, v0);
 
   try {
+    rec["initial"] = make_initial_state(problem, run.config.initial, q0, v0);
     method.bind(problem);
   } catch (const NumericalFailure& failure) {
     rec["status"] = to_string(failure.status());

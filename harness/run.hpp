@@ -12,6 +12,7 @@
 
 #include "core/method.hpp"
 #include "core/problem.hpp"
+#include "harness/initial_state.hpp"
 #include "harness/metrics.hpp"
 #include "harness/steppers.hpp"
 
@@ -31,6 +32,7 @@ struct RunConfig {
   std::optional<double> sample_dt;  // default: t_end / 100
   int repeat = 3;                   // timed repetitions after the instrumented run
   LoopLimits limits;
+  InitialStateOptions initial;  // consistency check / projection / deliberate perturbation
   // "problem": the problem's own reference; "self_converged": computed by the harness with two
   // independent configurations and cached (harness/self_converged.hpp). Problems whose
   // reference kind is self_converged always get the latter.

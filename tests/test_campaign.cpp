@@ -94,6 +94,13 @@ TEST(Campaign, BadFilesAreRejectedWithTheJsonPathAndNothingIsWritten) {
         {"steppers", {{{"id", "rk4"}, {"dt", {0.01, -1}}}}}},
        "/steppers/0/dt/1: expected a number > 0"},
       {{{"name", "x"}, {"problemz", json::array()}}, "/problemz: unknown key"},
+      {{{"name", "x"},
+        {"problems", {{{"id", "simple_pendulum"}, {"perturbations", {{{"position", "big"}}}}}}},
+        {"methods", {{{"id", "index1"}}}}, {"steppers", {{{"id", "rk4"}, {"dt", 0.01}}}}},
+       "/problems/0/perturbations/0/position: expected a finite number"},
+      {{{"name", "x"}, {"initial_assembly", "fix"}, {"problems", {{{"id", "simple_pendulum"}}}},
+        {"methods", {{{"id", "index1"}}}}, {"steppers", {{{"id", "rk4"}, {"dt", 0.01}}}}},
+       "/initial_assembly: initial_assembly must be 'reject' or 'project'"},
   };
   for (const auto& [campaign, expected] : cases) {
     const fs::path file = write_campaign(dir, campaign);
@@ -178,6 +185,64 @@ TEST(Campaign, ShardsTogetherEqualTheWholeCampaign) {
   EXPECT_FALSE(fs::exists(dir / "bad" / "results.json"));
   EXPECT_EQ(cli("merge " + (dir / "shard1").string() + " " + (dir / "other_out").string() +
                 " --force --out " + (dir / "forced").string()).exit_code, 0);
+  fs::remove_all(dir);
+}
+
+TEST(Campaign, PerturbationsAreProblemVariantsWithTheirOwnKeys) {
+  const fs::path dir = scratch("perturbations");
+  json campaign = campaign_of(1.0, 1e-3);
+  campaign["problems"] = {{{"id", "simple_pendulum"},
+                           {"perturbations", {json::object(), {{"position", 1e-3}}, {{"velocity", 0.01}}}}}};
+  const fs::path file = write_campaign(dir, campaign);
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "r").string()).exit_code, 0);
+  std::ifstream in(dir / "r" / "results.json");
+  const json doc = json::parse(in);
+  ASSERT_EQ(doc["runs"].size(), 3u * 3u * 3u);  // 3 variants × 3 methods × (2 dt + 1 tol)
+  int perturbed = 0;
+  for (const auto& run : doc["runs"]) {
+    const json& p = run["initial"]["perturbation"];
+    if (p.is_null()) continue;
+    ++perturbed;
+    EXPECT_NE(run["key"].get<std::string>().find("/perturb=p"), std::string::npos);
+    if (p["position"] != 0.0) {
+      EXPECT_NEAR(run["metrics"]["drift"]["position"]["initial"].get<double>(), 1e-3, 1e-13);  // assembly tol
+    }
+  }
+  EXPECT_EQ(perturbed, 2 * 3 * 3);
+  fs::remove_all(dir);
+}
+
+// `cmbench compare`: agreeing result sets exit 0; a changed metric or a missing run exits 1 and
+// is named; an unreadable input exits 2.
+TEST(Campaign, CompareFindsChangedAndMissingRuns) {
+  const fs::path dir = scratch("compare");
+  const fs::path file = write_campaign(dir, campaign_of(1.0, 1e-3));
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 1 --out " + (dir / "a").string()).exit_code, 0);
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "b").string()).exit_code, 0);
+  const CliResult same = cli("compare " + (dir / "a").string() + " " + (dir / "b").string());
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_NE(same.output.find("same status, metrics and work: 18"), std::string::npos) << same.output;
+
+  std::ifstream in(dir / "b" / "results.json");
+  json doc = json::parse(in);
+  in.close();
+  const std::string changed = doc["runs"][0]["key"];
+  const std::string dropped = doc["runs"][1]["key"];
+  doc["runs"][0]["metrics"]["error"]["max_abs"] = 1.0;
+  doc["runs"].erase(1);
+  std::ofstream(dir / "b" / "results.json") << doc.dump();
+  const CliResult diff = cli("compare " + (dir / "a").string() + " " + (dir / "b").string() +
+                             " --json " + (dir / "c.json").string());
+  EXPECT_EQ(diff.exit_code, 1) << diff.output;
+  EXPECT_NE(diff.output.find("different: 1"), std::string::npos) << diff.output;
+  EXPECT_NE(diff.output.find(changed), std::string::npos) << diff.output;
+  EXPECT_NE(diff.output.find("only in A: " + dropped), std::string::npos) << diff.output;
+  std::ifstream json_in(dir / "c.json");
+  EXPECT_EQ(json::parse(json_in)["different"][0]["key"], changed);
+
+  const CliResult missing = cli("compare " + (dir / "a").string() + " " + (dir / "nowhere").string());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.output.find("cannot read"), std::string::npos) << missing.output;
   fs::remove_all(dir);
 }
 

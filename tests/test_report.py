@@ -1,51 +1,369 @@
 #!/usr/bin/env python3
-"""Script test (run by ctest): on the smoke campaign's results, scripts/report.py writes
-non-empty PDF and PNG figures, tables holding the values of the JSON, and a report linking
-every figure. Usage: test_report.py CMBENCH_BINARY SOURCE_DIR"""
+"""Script test (run by ctest): scripts/report.py and its modules on real and synthetic results.
+
+1. The smoke campaign (run with the cmbench binary given): cmbload reads it (series file names
+   match the campaign runner's), report.py writes every figure the data supports (PDF and PNG),
+   tables quoting values of the JSON, report.md and a self-contained report.html linking all of
+   them, and names the figures it skipped.
+2. Synthetic result sets built here, following the run-record and series-CSV contract:
+   convergence (errors C·dt^p: the fitted order is p to 1e-9), scaling (cost c·nq^s: the slope
+   is s to 1e-9), a Baumgarte (alpha, beta) grid with a failed cell and an index1 reference, and
+   the impulse response (series integrated numerically here: deviation ~0 from the closed form;
+   a run whose data belong to other gains: large deviation).
+
+Usage: test_report.py CMBENCH_BINARY [SOURCE_DIR]   (SOURCE_DIR defaults to this file's ../)
+"""
 import json
+import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
 
+import numpy as np
+
+SOURCE = (os.path.abspath(sys.argv[2]) if len(sys.argv) > 2
+          else os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(SOURCE, "scripts"))
+import cmbload  # noqa: E402
+import figures_baumgarte  # noqa: E402
+import figures_runs  # noqa: E402
+import report  # noqa: E402
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+    return condition
+
+
+def nonempty(path):
+    return os.path.exists(path) and os.path.getsize(path) > 1000
+
+
+# --- 1. the smoke campaign --------------------------------------------------------------------
+
+SMOKE_FIGURES = ["work_precision", "drift", "energy", "convergence", "scaling"]
+SMOKE_TABLES = ["precision_table.md", "precision_table.tex", "drift_energy_table.md",
+                "drift_energy_table.tex", "convergence_table.md", "scaling_table.md"]
+
+
+def smoke(cmbench, tmp):
+    out = os.path.join(tmp, "smoke")
+    subprocess.run([cmbench, "campaign", os.path.join(SOURCE, "campaigns", "smoke.json"),
+                    "--jobs", "2", "--out", out], check=True, capture_output=True)
+    run = subprocess.run(["/usr/bin/python3", os.path.join(SOURCE, "scripts", "report.py"), out],
+                         capture_output=True, text=True)
+    check(run.returncode == 0, f"report.py failed on the smoke campaign: {run.stderr[-2000:]}")
+
+    # cmbload: every record, its series under the runner's file name, flat rows.
+    records = cmbload.load(out)
+    doc = json.load(open(os.path.join(out, "results.json")))
+    check(len(records) == len(doc["runs"]) == 24, f"cmbload.load: {len(records)} records")
+    check(all(cmbload.series_path(out, r) for r in records), "cmbload: a run's series not found")
+    data = cmbload.series(out, records[0])
+    check({"t", "position_residual", "velocity_residual", "energy_error"} <= set(data),
+          f"cmbload.series columns: {sorted(data)}")
+    check(len(data.get("t", [])) == records[0]["samples"] + 1, "cmbload.series row count")
+    rows = [cmbload.flatten(r) for r in records]
+    r0, f0 = records[0], rows[0]
+    check(f0["final_error"] == r0["metrics"]["error"]["final_abs_max"]
+          and f0["drift_velocity_max"] == r0["metrics"]["drift"]["velocity"]["max"]
+          and f0["rhs_calls"] == r0["work"]["rhs_calls"] and f0["nq"] == 2
+          and f0["method_label"] == "index1" and f0["dt"] == 0.01 and f0["order"] == 4
+          and math.isclose(f0["cost_per_rhs"], r0["timing"]["min_s"] / r0["work"]["rhs_calls"]),
+          f"cmbload.flatten: {f0}")
+    baumgarte = next(r for r in rows if r["method"] == "baumgarte")
+    check(baumgarte["method_label"] == "baumgarte(alpha=10, beta=10)",
+          f"method label {baumgarte['method_label']!r}")
+    check(len(cmbload.frame(records)) == 24, "cmbload.frame length")
+
+    for name in SMOKE_FIGURES:
+        for ext in ("pdf", "png"):
+            check(nonempty(os.path.join(out, f"{name}.{ext}")), f"{name}.{ext} missing or empty")
+    for name in SMOKE_TABLES:
+        check(os.path.exists(os.path.join(out, name)), f"{name} missing")
+    md = open(os.path.join(out, "report.md")).read()
+    page = open(os.path.join(out, "report.html")).read()
+    for name in SMOKE_FIGURES:
+        check(f"]({name}.png)" in md, f"report.md does not show {name}.png")
+        check(f'<img src="{name}.png"' in page, f"report.html does not show {name}.png")
+    for name in SMOKE_TABLES:
+        check(f"({name})" in md, f"report.md does not link {name}")
+        check(f'href="{name}"' in page, f"report.html does not link {name}")
+    for name in ("baumgarte_heatmaps", "impulse_response"):
+        check(re.search(rf"- {name}: skipped, \S", md) is not None,
+              f"report.md does not say why {name} was skipped")
+    check("git_sha" not in md and doc["context"]["git_sha"] in md and doc["context"]["cpu"] in page,
+          "context block missing")
+    # Self-contained HTML with real tables.
+    check(not re.search(r"(src|href)=\"(https?:|//)", page) and "<script" not in page
+          and "<link" not in page, "report.html refers to external resources")
+    check(page.count("<table>") >= 5 and "<th>" in page, "report.html renders no HTML tables")
+    for run in doc["runs"]:
+        check(run["key"] in md and run["key"] in page, f"report lacks run {run['key']}")
+
+    # Tables quote values of the JSON.
+    table = open(os.path.join(out, "precision_table.md")).read()
+    check(any(f"{r['timing']['min_s']:.3g} s" in table for r in doc["runs"]
+              if r["timing"]["min_s"] is not None),
+          "precision_table.md quotes no run time from results.json")
+    for name in ("precision_table.tex", "drift_energy_table.tex"):
+        tex = open(os.path.join(out, name)).read()
+        check("\\toprule" in tex and "\\bottomrule" in tex and "$$" not in tex,
+              f"{name} is not a booktabs table")
+    drift_md = open(os.path.join(out, "drift_energy_table.md")).read()
+    reps, _ = figures_runs.representatives(rows, "crank_rocker")
+    rep = reps.get("projection")
+    check(rep is not None and rep["kind"] == "adaptive" and rep["tol"] == 1e-9,
+          "representative run: not the tightest dopri5 run")
+    if rep:
+        line = next((l for l in drift_md.splitlines() if l.startswith("| crank_rocker | projection")),
+                    "")
+        check(f"{rep['drift_position_max']:.2e}" in line and f"{rep['energy_max_abs']:.2e}" in line,
+              f"drift_energy_table.md row {line!r} lacks the record's drift and energy")
+    conv = open(os.path.join(out, "convergence_table.md")).read()
+    m = re.search(r"\| simple_pendulum \| index1 \| rk4 \| 4 \|[^\n]*\| ([0-9.]+) \|", conv)
+    check(m is not None and 3.5 < float(m.group(1)) < 4.5,
+          f"RK4 on the pendulum: observed order {m.group(1) if m else None}, expected ≈ 4")
+
+
+# --- 2. synthetic result sets -----------------------------------------------------------------
+
+CONTEXT = {"git_sha": "synthetic", "build_type": "Release", "compiler": "test", "flags": "",
+           "cpu": "none", "hardware_threads": 1, "libraries": {}, "date": "2000-01-01T00:00:00Z"}
+
+
+def record(problem, method, stepper, setting, *, nq=9, mh=8, status="ok", problem_params=None,
+           method_params=None, error=1e-6, drift=1e-9, rhs_calls=1000, time=None, order=4,
+           initial=None, accuracy=1e-15, t_end=1.0):
+    """A run record following docs/json_schema.md (key format of the campaign runner)."""
+    pp, mp = problem_params or {}, method_params or {}
+    label = lambda name, params: name + "".join(f"[{k}={v:g}]" for k, v in params.items())
+    fixed = "dt" in setting
+    key = f"{label(problem, pp)}/{label(method, mp)}/{stepper}/" + \
+          ("dt=" if fixed else "tol=") + f"{list(setting.values())[0]:g}"
+    if initial:
+        p = initial["perturbation"]
+        key += f"/perturb=p{p['position']:g},v{p['velocity']:g}"
+    params = dict(mp)
+    if method == "baumgarte":
+        params.update(baumgarte_alpha=mp.get("alpha", 10.0), baumgarte_beta=mp.get("beta", 10.0))
+    rec = {
+        "schema": "cmbench.run/1", "key": key, "status": status,
+        "message": "" if status == "ok" else f"{status} at t = 0.5",
+        "t_reached": t_end if status == "ok" else 0.5, "t_end": t_end, "samples": 100,
+        "problem": {"id": problem, "params": dict(pp, t_end=t_end),
+                    "sizes": {"nq": nq, "mh": mh, "mn": 0}, "tags": [], "outputs": ["x"]},
+        "method": {"id": method, "params": params},
+        "stepper": {"id": stepper, "kind": "fixed" if fixed else "adaptive", "order": order,
+                    "dt": setting.get("dt"), "abs_tol": setting.get("tol"),
+                    "rel_tol": setting.get("tol"), "max_dt": None},
+        "reference": {"kind": "analytic", "provenance": "synthetic", "accuracy": accuracy},
+        "metrics": {"error": {"final_abs_max": error, "final_rel_max": error, "max_abs": error,
+                              "scd": -math.log10(error), "t": t_end, "outputs": {}},
+                    "drift": {"position": {"max": drift, "final": drift, "rms": drift,
+                                           "initial": 0.0},
+                              "velocity": {"max": drift, "final": drift, "rms": drift,
+                                           "initial": 0.0}},
+                    "energy": None, "multipliers": {"final": [], "unique": True}},
+        "work": {"rhs_calls": rhs_calls, "steps_accepted": rhs_calls // 4, "steps_rejected": 0,
+                 "stepper_resets": 0, "jacobian_evaluations": 0, "method": {}},
+        "timing": {"instrumented_s": time, "repetitions": 3, "min_s": time, "median_s": time},
+        "context": CONTEXT}
+    if initial:
+        rec["initial"] = initial
+    return rec
+
+
+def write_results(directory, name, records, series=None):
+    """results.json, runs/*.json and series/*.csv ({key: {column: values}})."""
+    os.makedirs(os.path.join(directory, "runs"))
+    os.makedirs(os.path.join(directory, "series"))
+    for r in records:
+        stem = cmbload.series_stem(r)
+        with open(os.path.join(directory, "runs", stem + ".json"), "w") as f:
+            json.dump(r, f)
+        columns = (series or {}).get(r["key"])
+        if columns:
+            names = list(columns)
+            with open(os.path.join(directory, "series", stem + ".csv"), "w") as f:
+                f.write(",".join(names) + "\n")
+                for i in range(len(columns["t"])):
+                    f.write(",".join(repr(float(columns[c][i])) for c in names) + "\n")
+    with open(os.path.join(directory, "results.json"), "w") as f:
+        json.dump({"schema": "cmbench.results/1", "campaign": name, "context": CONTEXT,
+                   "runs": records}, f)
+
+
+CONV_ORDER, CONV_C = 3.7, 2.5
+SCALING_SLOPE = 2.3
+GAINS = [1.0, 10.0, 100.0]
+
+
+def convergence_and_scaling_records():
+    recs = []
+    for dt in (0.02, 0.01, 0.005, 0.0025):
+        recs.append(record("crank_rocker", "index1", "rk4", {"dt": dt},
+                           error=CONV_C * dt ** CONV_ORDER))
+        # The smallest step is within 10x the reference accuracy: left out of the fit.
+        recs.append(record("crank_rocker", "projection", "rk4", {"dt": dt}, accuracy=2e-9,
+                           error=max(1e-6 * (dt / 0.02) ** 2, 5e-9)))
+    for family, sizes in (("n_pendulum", [2, 4, 8, 16]), ("n_four_bar", [3, 6, 12])):
+        for n in sizes:
+            nq = 2 * n if family == "n_pendulum" else 6 * n + 3
+            for method, c in (("index1", 1e-7), ("svd_null_space", 4e-7)):
+                calls = 400 + 10 * n
+                recs.append(record(family, method, "rk4", {"dt": 0.001}, nq=nq, mh=nq - 1,
+                                   problem_params={"N": n}, rhs_calls=calls,
+                                   time=c * nq ** SCALING_SLOPE * calls))
+    return recs
+
+
+def heatmap_records():
+    recs = []
+    for alpha in GAINS:
+        for beta in GAINS:
+            failed = alpha == 100.0 and beta == 1.0
+            recs.append(record("slider_crank", "baumgarte", "dopri5", {"tol": 1e-6},
+                               method_params={"alpha": alpha, "beta": beta},
+                               status="diverged" if failed else "ok",
+                               drift=1e-3 / (alpha * beta), rhs_calls=int(1000 + 10 * alpha + beta)))
+    recs.append(record("slider_crank", "index1", "dopri5", {"tol": 1e-6}, drift=4.2e-5,
+                       rhs_calls=777))
+    return recs
+
+
+def integrate(alpha, beta, phi0, dphi0, t_end, samples, substeps=400):
+    """Φ̈ + 2αΦ̇ + β²Φ = 0 by classical RK4, sampled: independent of the closed forms."""
+    h = t_end / samples / substeps
+    f = lambda y: np.array([y[1], -2 * alpha * y[1] - beta * beta * y[0]])
+    y, out = np.array([phi0, dphi0], dtype=float), [(phi0, dphi0)]
+    for _ in range(samples):
+        for _ in range(substeps):
+            k1 = f(y); k2 = f(y + h / 2 * k1); k3 = f(y + h / 2 * k2); k4 = f(y + h * k3)
+            y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        out.append((y[0], y[1]))
+    return np.array(out)
+
+
+IMPULSE_CASES = [  # (alpha, beta, p, w, data generated with these gains instead, dt)
+    (10.0, 20.0, 0.0, 0.01, None, 0.001),
+    (20.0, 20.0, 0.0, 0.01, None, 0.001),
+    (20.0, 10.0, 0.0, 0.01, None, 0.001),
+    (10.0, 20.0, 1e-3, 0.0, None, 0.001),   # free response from a position offset
+    (10.0, 20.0, 0.0, 0.01, (20.0, 10.0), 0.002),  # wrong: data of the overdamped gains
+]
+
+
+def impulse_records():
+    recs, series = [], {}
+    t_end, samples, rows = 0.5, 100, 3
+    for alpha, beta, p, w, data_gains, dt in IMPULSE_CASES:
+        initial = {"assembly": "reject", "perturbation": {"position": p, "velocity": w}}
+        r = record("crank_rocker", "baumgarte", "rk4", {"dt": dt}, t_end=t_end,
+                   method_params={"alpha": alpha, "beta": beta}, initial=initial)
+        a, b = data_gains or (alpha, beta)
+        sim = integrate(a, b, p, w, t_end, samples)
+        cols = {"t": np.linspace(0, t_end, samples + 1), "position_residual": np.abs(sim[:, 0]),
+                "velocity_residual": np.abs(sim[:, 1]), "energy_error": np.zeros(samples + 1)}
+        for i in range(rows):
+            cols[f"phi_{i}"] = sim[:, 0]
+        for i in range(rows):
+            cols[f"dphi_{i}"] = sim[:, 1]
+        recs.append(r)
+        series[r["key"]] = cols
+    return recs, series
+
+
+def synthetic(tmp):
+    out = os.path.join(tmp, "synthetic")
+    imp_recs, series = impulse_records()
+    recs = convergence_and_scaling_records() + heatmap_records() + imp_recs
+    write_results(out, "synthetic", recs, series)
+    blocks, produced, skipped, errors = report.build(out)
+    check(not errors, f"figures failed on the synthetic set: {errors}")
+    names = {f["name"] for f in produced}
+    for name in ("convergence", "scaling", "baumgarte_heatmaps", "impulse_response"):
+        check(name in names, f"synthetic set: {name} not drawn (skipped: {skipped})")
+    rows = [cmbload.flatten(r) for r in cmbload.load(out)]
+
+    # Convergence: exact power law -> the fitted order is p; floor point left out.
+    fits = {(f[0], f[1]): f for f in figures_runs.convergence_fits(rows)}
+    slope = fits.get(("crank_rocker", "index1"), [None] * 6)[5]
+    check(slope is not None and abs(slope - CONV_ORDER) < 1e-9,
+          f"convergence: fitted order {slope}, expected {CONV_ORDER}")
+    proj = fits.get(("crank_rocker", "projection"))
+    check(proj is not None and abs(proj[5] - 2.0) < 1e-9 and sum(p[2] for p in proj[4]) == 3,
+          f"convergence: the point at the reference floor was not left out ({proj})")
+    conv = open(os.path.join(out, "convergence_table.md")).read()
+    check(f"{CONV_ORDER:.3f}" in conv and "3 of 4" in conv, "convergence_table.md")
+    for ext in ("pdf", "png"):
+        for name in ("convergence", "scaling", "impulse_response",
+                     "baumgarte_heatmap_slider_crank"):
+            check(nonempty(os.path.join(out, f"{name}.{ext}")), f"synthetic {name}.{ext}")
+
+    # Scaling: exact power law in nq -> slope s in every panel, panels per family and all.
+    panels = figures_runs.scaling_points(rows)
+    check(set(panels) == {"n_pendulum", "n_four_bar", "all problems"},
+          f"scaling panels {sorted(panels)}")
+    scaling = next((f for f in produced if f["name"] == "scaling"), {"data": {}})
+    for (panel, method), s in scaling["data"].items():
+        check(s is not None and abs(s - SCALING_SLOPE) < 1e-9,
+              f"scaling slope {panel}/{method}: {s}, expected {SCALING_SLOPE}")
+    check(len(scaling["data"]) == 6, f"scaling fits: {sorted(scaling['data'])}")
+
+    # Heat map: a 3x3 grid with one failed cell and the index1 reference.
+    grids = [g for g in figures_baumgarte.heatmap_grids(rows)
+             if g["case"]["problem"] == "slider_crank"]
+    check(len(grids) == 1 and grids[0]["alphas"] == GAINS and grids[0]["betas"] == GAINS
+          and grids[0]["index1"] is not None, f"heat-map grids: {len(grids)}")
+    grid_md = open(os.path.join(out, "baumgarte_heatmaps.md")).read()
+    check("| 1 | 1.00e-03 | 1.00e-04 | diverged |" in grid_md,
+          f"baumgarte_heatmaps.md: row beta=1 should read 1e-3, 1e-4, diverged:\n{grid_md}")
+    check("index1 on the same case: ok, max ‖Φ‖ 4.20e-05" in grid_md,
+          "baumgarte_heatmaps.md lacks the index1 reference")
+
+    # Impulse response: deviation ~0 for the right data, large for the wrong data.
+    cases = figures_baumgarte.impulse_cases(rows, out)
+    check(len(cases) == len(IMPULSE_CASES), f"impulse cases: {len(cases)}")
+    check({c["regime"] for c in cases} == {"underdamped", "critical", "overdamped"},
+          "impulse regimes")
+    for c in cases:
+        wrong = c["row"]["dt"] == 0.002
+        dev, worst, rate = c["deviation"], c["worst"], c["rate_deviation"]
+        if wrong:
+            check(dev > 0.3 and worst > 0.3, f"impulse: wrong data gives deviation {dev}")
+        else:
+            check(dev < 1e-8 and worst < 1e-8 and rate < 1e-8,
+                  f"impulse {c['regime']} {c['kind']}: deviation {dev}, {worst}, rate {rate}")
+    table = open(os.path.join(out, "impulse_response.md")).read()
+    values = [float(v) for v in re.findall(r"\| (\d\.\d\de[-+]\d\d) \| \d\.\d\de[-+]\d\d \| "
+                                           r"\d\.\d\de[-+]\d\d \|", table)]
+    check(len(values) == 5 and sorted(values)[-1] > 0.3 and sorted(values)[-2] < 1e-8,
+          f"impulse_response.md deviations {values}")
+    md = open(os.path.join(out, "report.md")).read()
+    page = open(os.path.join(out, "report.html")).read()
+    for name in ("impulse_response.png", "baumgarte_heatmap_slider_crank.png", "scaling.png",
+                 "convergence.png", "impulse_response.md", "baumgarte_heatmaps.md"):
+        check(f"({name})" in md and f'"{name}"' in page, f"synthetic report does not link {name}")
+
 
 def main():
-    cmbench, source = sys.argv[1], sys.argv[2]
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
     with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "smoke")
-        subprocess.run([cmbench, "campaign", os.path.join(source, "campaigns", "smoke.json"),
-                        "--jobs", "2", "--out", out], check=True, capture_output=True)
-        subprocess.run(["/usr/bin/python3", os.path.join(source, "scripts", "report.py"), out],
-                       check=True, capture_output=True)
-        failures = []
-        for name in ("work_precision", "drift"):
-            for ext in ("pdf", "png"):
-                path = os.path.join(out, f"{name}.{ext}")
-                if not os.path.exists(path) or os.path.getsize(path) < 1000:
-                    failures.append(f"{name}.{ext} missing or empty")
-        report = open(os.path.join(out, "report.md")).read()
-        for figure in ("work_precision.png", "drift.png", "precision_table.tex"):
-            if f"({figure})" not in report:
-                failures.append(f"report.md does not link {figure}")
-        # Every run key appears in the report's run table, and the precision table quotes the
-        # minimum time of the run it names.
-        doc = json.load(open(os.path.join(out, "results.json")))
-        for run in doc["runs"]:
-            if run["key"] not in report:
-                failures.append(f"report.md lacks run {run['key']}")
-        table = open(os.path.join(out, "precision_table.md")).read()
-        quoted = [r for r in doc["runs"] if r["timing"]["min_s"] is not None
-                  and f"{r['timing']['min_s']:.3g} s" in table]
-        if not quoted:
-            failures.append("precision_table.md quotes no run time from results.json")
-        tex = open(os.path.join(out, "precision_table.tex")).read()
-        if "\\toprule" not in tex or "\\bottomrule" not in tex:
-            failures.append("precision_table.tex is not a booktabs table")
-        if failures:
-            print("\n".join(failures))
-            return 1
-        print("report: 1 passed, 0 failed")
-        return 0
+        smoke(sys.argv[1], tmp)
+        synthetic(tmp)
+    if failures:
+        print("\n".join(failures))
+        print(f"report: {len(failures)} check(s) failed")
+        return 1
+    print("report: all checks passed")
+    return 0
 
 
 if __name__ == "__main__":

@@ -76,11 +76,15 @@ RunConfig tight_run(const std::string& problem, const std::string& method, doubl
   return c;
 }
 
-nlohmann::json quick_run(RunConfig config) {
+RunResult run_in_process(RunConfig config) {
   config.repeat = 0;
   PreparedRun run = prepare_run(config);
-  return execute_run(run).record;
+  RunResult result = execute_run(run);
+  result.problem = nullptr;  // owned by `run`, which ends here
+  return result;
 }
+
+nlohmann::json quick_run(RunConfig config) { return run_in_process(std::move(config)).record; }
 
 RunResult run_unregistered(std::unique_ptr<Problem> problem, const std::string& method,
                            const nlohmann::json& method_params, const std::string& stepper,

@@ -39,6 +39,8 @@ RunConfig tight_run(const std::string& problem, const std::string& method, doubl
 
 // Runs one configuration in-process with metrics and no timed repetitions.
 nlohmann::json quick_run(RunConfig config);
+// The same, keeping the sampled series (result.problem is null: the problem is gone).
+RunResult run_in_process(RunConfig config);
 
 // The same for a problem object that is not in the registry (e.g. built by a test).
 RunResult run_unregistered(std::unique_ptr<Problem> problem, const std::string& method,

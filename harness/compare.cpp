@@ -1,0 +1,178 @@
+#include "harness/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "harness/output.hpp"
+
+namespace cmb {
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::map<std::string, json> load_runs(const std::string& where) {
+  const fs::path path = fs::is_directory(where) ? fs::path(where) / "results.json" : fs::path(where);
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot read '" + path.string() + "' (give a results directory or a results.json)");
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError("'" + path.string() + "' is not valid JSON: " + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array())
+    throw InputError("'" + path.string() + "' is not a cmbench results file (no \"runs\" array)");
+  std::map<std::string, json> runs;
+  for (const auto& run : doc["runs"])
+    if (run.is_object() && run.contains("key") && run["key"].is_string())
+      runs[run["key"].get<std::string>()] = run;
+  return runs;
+}
+
+bool numbers_close(double x, double y, double rel_tol) {
+  if (x == y) return true;
+  return std::abs(x - y) <= rel_tol * std::max(std::abs(x), std::abs(y));
+}
+
+// Same structure and values, numbers within rel_tol.
+bool same(const json& x, const json& y, double rel_tol) {
+  if (x.is_number() && y.is_number())
+    return numbers_close(x.get<double>(), y.get<double>(), rel_tol);
+  if (x.type() != y.type() || x.size() != y.size()) return false;
+  if (x.is_object()) {
+    for (const auto& [k, v] : x.items())
+      if (!y.contains(k) || !same(v, y[k], rel_tol)) return false;
+    return true;
+  }
+  if (x.is_array()) {
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (!same(x[i], y[i], rel_tol)) return false;
+    return true;
+  }
+  return x == y;
+}
+
+// What a run computed, without timings or the machine context.
+json comparable(const json& run) {
+  return {{"status", run.value("status", "")},
+          {"metrics", run.value("metrics", json())},
+          {"work", run.value("work", json())}};
+}
+
+json at(const json& run, std::initializer_list<const char*> path) {
+  const json* node = &run;
+  for (const char* key : path) {
+    if (!node->is_object() || !node->contains(key)) return json();
+    node = &(*node)[key];
+  }
+  return *node;
+}
+
+std::string number_text(const json& value) {
+  if (!value.is_number()) return "-";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", value.get<double>());
+  return buffer;
+}
+
+double run_seconds(const json& run) {
+  const json min = at(run, {"timing", "min_s"});
+  const json instrumented = at(run, {"timing", "instrumented_s"});
+  return min.is_number() ? min.get<double>() : instrumented.is_number() ? instrumented.get<double>() : NAN;
+}
+
+json change_json(const std::string& key, const json& a, const json& b) {
+  return {{"key", key},
+          {"status", {a.value("status", ""), b.value("status", "")}},
+          {"max_error", {at(a, {"metrics", "error", "max_abs"}), at(b, {"metrics", "error", "max_abs"})}},
+          {"max_position_drift",
+           {at(a, {"metrics", "drift", "position", "max"}), at(b, {"metrics", "drift", "position", "max"})}},
+          {"rhs_calls", {at(a, {"work", "rhs_calls"}), at(b, {"work", "rhs_calls"})}}};
+}
+
+void print_change(std::ostream& out, const json& change) {
+  auto pair = [&](const char* field) {
+    return number_text(change[field][0]) + " -> " + number_text(change[field][1]);
+  };
+  out << "  " << change["key"].get<std::string>() << "\n    status "
+      << change["status"][0].get<std::string>() << " -> " << change["status"][1].get<std::string>()
+      << "; max error " << pair("max_error") << "; max |Phi| " << pair("max_position_drift")
+      << "; RHS calls " << pair("rhs_calls") << "\n";
+}
+
+}  // namespace
+
+int compare_results(const std::string& a_path, const std::string& b_path,
+                    const CompareOptions& options, std::ostream& out) {
+  if (!(options.rel_tol >= 0.0 && std::isfinite(options.rel_tol)))
+    throw InputError("--rel-tol must be a finite number >= 0");
+  const auto a = load_runs(a_path);
+  const auto b = load_runs(b_path);
+  std::vector<std::string> only_a, only_b;
+  json changes = json::array();
+  std::size_t identical = 0;
+  double log_ratio_sum = 0.0;
+  std::size_t timed = 0;
+  for (const auto& [key, run_a] : a) {
+    const auto found = b.find(key);
+    if (found == b.end()) {
+      only_a.push_back(key);
+      continue;
+    }
+    const json& run_b = found->second;
+    if (same(comparable(run_a), comparable(run_b), options.rel_tol))
+      ++identical;
+    else
+      changes.push_back(change_json(key, run_a, run_b));
+    const double ta = run_seconds(run_a), tb = run_seconds(run_b);
+    if (run_a.value("status", "") == "ok" && run_b.value("status", "") == "ok" && ta > 0 && tb > 0) {
+      log_ratio_sum += std::log(tb / ta);
+      ++timed;
+    }
+  }
+  for (const auto& [key, run] : b)
+    if (!a.count(key)) only_b.push_back(key);
+
+  const double time_ratio = timed ? std::exp(log_ratio_sum / timed) : NAN;
+  out << "compared " << a.size() << " runs (A: " << a_path << ") with " << b.size()
+      << " runs (B: " << b_path << ")\n"
+      << "  same status, metrics and work" << (options.rel_tol > 0 ? " (within rel. tol. " + number_text(options.rel_tol) + ")" : "")
+      << ": " << identical << "\n  different: " << changes.size() << "\n  only in A: " << only_a.size()
+      << "\n  only in B: " << only_b.size() << "\n  time B/A (geometric mean over " << timed
+      << " runs ok in both): " << number_text(time_ratio) << "\n";
+  if (!changes.empty()) out << "different runs (A -> B):\n";
+  for (std::size_t i = 0; i < changes.size() && static_cast<int>(i) < options.max_listed; ++i)
+    print_change(out, changes[i]);
+  if (static_cast<int>(changes.size()) > options.max_listed)
+    out << "  ... and " << changes.size() - options.max_listed << " more (see --json)\n";
+  for (const auto& key : only_a) out << "only in A: " << key << "\n";
+  for (const auto& key : only_b) out << "only in B: " << key << "\n";
+
+  if (!options.json_out.empty()) {
+    const json doc = {{"schema", "cmbench.compare/1"},
+                      {"a", a_path},
+                      {"b", b_path},
+                      {"rel_tol", options.rel_tol},
+                      {"identical", identical},
+                      {"different", changes},
+                      {"only_in_a", only_a},
+                      {"only_in_b", only_b},
+                      {"time_ratio_geometric_mean", timed ? json(time_ratio) : json()},
+                      {"timed_runs", timed}};
+    write_file_atomically(options.json_out, doc.dump(1) + "\n");
+  }
+  return static_cast<int>(changes.size() + only_a.size() + only_b.size());
+}
+
+}  // namespace cmb

@@ -1,0 +1,22 @@
+// Run-by-run comparison of two result sets (e.g. before and after a change, or two machines):
+// runs are matched by their stable keys; status, metrics and work counts are compared (exactly,
+// or within a relative tolerance), timings are summarized as ratios.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+namespace cmb {
+
+struct CompareOptions {
+  double rel_tol = 0.0;     // numbers within this relative difference count as equal
+  std::string json_out;     // optional: write the comparison as JSON here
+  int max_listed = 40;      // changed runs listed in the text report
+};
+
+// Each input is a results directory (with results.json) or a results.json file. Prints a text
+// report to `out` and returns the number of runs that differ or are missing from one side.
+int compare_results(const std::string& a, const std::string& b, const CompareOptions& options,
+                    std::ostream& out);
+
+}  // namespace cmb
