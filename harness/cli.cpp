@@ -195,6 +195,27 @@ int run_command(RunConfig config, const std::vector<std::string>& params,
   return result.record["status"] == "ok" ? 0 : 1;
 }
 
+// An integer option's lower bound, with a message that names the value (CLI11's own range
+// check prints the largest double instead).
+CLI::Validator integer_at_least(long minimum) {
+  return CLI::Validator(
+      [minimum](std::string& text) -> std::string {
+        std::size_t used = 0;
+        long value = 0;
+        try {
+          value = std::stol(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != text.size() || text.empty())
+          return "expects an integer >= " + std::to_string(minimum) + ", got '" + text + "'";
+        if (value < minimum)
+          return "must be >= " + std::to_string(minimum) + ", got " + text;
+        return {};
+      },
+      "INTEGER >= " + std::to_string(minimum));
+}
+
 template <class T>
 void optional_from(CLI::Option* option, double value, std::optional<T>& target) {
   if (option->count()) target = value;
@@ -229,7 +250,7 @@ int cli_main(int argc, char** argv) {
       "campaign", "Run a declared comparison (docs/campaigns.md) in parallel worker processes");
   campaign->add_option("file", campaign_file, "campaign JSON file")->required();
   campaign->add_option("--jobs", campaign_options.jobs, "worker processes (default: all cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_at_least(1));
   campaign->add_option("--out", campaign_options.out_dir,
                        "output directory (default results/<name>/<date>_<git sha>)");
   campaign->add_option("--filter", campaign_options.filter, "only runs whose key matches this regex");
@@ -281,9 +302,9 @@ int cli_main(int argc, char** argv) {
                   "parameter key=value; keys: problem.KEY, method.KEY, or an unprefixed key "
                   "that only one of them declares (repeatable)");
   run->add_option("--repeat", config.repeat, "timed repetitions without metrics (default 3)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_at_least(0));
   run->add_option("--max-steps", max_steps, "stop with status step_limit after this many steps")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_at_least(1));
   auto* time_limit_opt = run->add_option("--time-limit", time_limit,
                                          "stop with status time_limit after this many seconds");
   run->add_option("--reference", config.reference,
@@ -363,7 +384,9 @@ int cli_main(int argc, char** argv) {
     return run_command(config, params, out_path, series_path);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "cmbench: error: " << e.what() << "\n(run `cmbench " << (run->parsed() ? "run " : "")
+    const auto parsed = app.get_subcommands();
+    std::cerr << "cmbench: error: " << e.what() << "\n(run `cmbench "
+              << (parsed.empty() ? std::string() : parsed.front()->get_name() + " ")
               << "--help` for usage)\n";
     return 2;
   } catch (const InputError& e) {

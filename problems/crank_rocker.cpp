@@ -9,7 +9,14 @@
 // loop is not. Reference: reduced ODE in the crank angle on the closed-form elbow-up kinematics.
 // Source: cmbench's peer-comparison problem (shared/PROBLEMS.md); crank angle at 10 s ≈ −3.5299.
 // Outputs: crank angle θ₁ [rad] and coupler point C (x, y) [m].
+// Parameters: the four lengths (defaults above). Other values must still form a crank-rocker
+// (Grashof with the crank strictly shortest), else the loop would not close for every crank
+// angle; such lengths are an input error naming the condition.
+#include <algorithm>
 #include <cmath>
+#include <sstream>
+
+#include "core/errors.hpp"
 
 #include "core/registry.hpp"
 #include "problems/planar_linkage.hpp"
@@ -17,49 +24,76 @@
 namespace cmb {
 namespace {
 
-constexpr double kCrank = 1.0, kCoupler = 2.0, kRocker = 1.5, kGroundLength = 2.0;
 constexpr double kMass = 1.0, kG = 9.81;
+
+struct Lengths {
+  double crank, coupler, rocker, ground;
+};
+
+// The crank turns fully and the elbow-up branch never degenerates only for a Grashof linkage
+// whose crank is the shortest link (strict inequalities: equality is a change point).
+Lengths crank_rocker_lengths(const Params& p) {
+  const Lengths l{p.number("crank"), p.number("coupler"), p.number("rocker"), p.number("ground")};
+  const double longest = std::max({l.coupler, l.rocker, l.ground});
+  const double others = l.coupler + l.rocker + l.ground - longest;
+  if (!(l.crank < std::min({l.coupler, l.rocker, l.ground}) && l.crank + longest < others)) {
+    std::ostringstream msg;
+    msg << "problem 'crank_rocker': lengths crank = " << l.crank << ", coupler = " << l.coupler
+        << ", rocker = " << l.rocker << ", ground = " << l.ground
+        << " do not form a crank-rocker, so the loop cannot close at every crank angle (valid: "
+           "the crank strictly shortest and crank + longest < sum of the other two, e.g. the "
+           "defaults 1, 2, 1.5, 2)";
+    throw InputError(msg.str());
+  }
+  return l;
+}
 
 PlanarBody rod(double length) { return {kMass, kMass * length * length / 12.0}; }
 
 class CrankRocker : public PlanarLinkage {
  public:
-  explicit CrankRocker(const Params& params)
+  explicit CrankRocker(const Params& params) : CrankRocker(params, crank_rocker_lengths(params)) {}
+
+  CrankRocker(const Params& params, const Lengths& l)
       : PlanarLinkage(
             {"crank_rocker", "Crank-rocker four-bar under gravity",
              "cmbench peer-comparison problem (shared/PROBLEMS.md); reference: reduced ODE",
              {"closed_loop"}},
-            params, {rod(kCrank), rod(kCoupler), rod(kRocker)},
+            params, {rod(l.crank), rod(l.coupler), rod(l.rocker)},
             {
-                {0, {-kCrank / 2, 0}, PlanarPin::kGround, {0, 0}},
-                {0, {kCrank / 2, 0}, 1, {-kCoupler / 2, 0}},
-                {1, {kCoupler / 2, 0}, 2, {kRocker / 2, 0}},
-                {2, {-kRocker / 2, 0}, PlanarPin::kGround, {kGroundLength, 0}},
+                {0, {-l.crank / 2, 0}, PlanarPin::kGround, {0, 0}},
+                {0, {l.crank / 2, 0}, 1, {-l.coupler / 2, 0}},
+                {1, {l.coupler / 2, 0}, 2, {l.rocker / 2, 0}},
+                {2, {-l.rocker / 2, 0}, PlanarPin::kGround, {l.ground, 0}},
             },
-            {}, kG, 0.0, 0.0) {}
+            {}, kG, 0.0, 0.0),
+        l_(l) {}
 
   std::vector<std::string> output_names() const override {
     return {"crank_angle", "C_x", "C_y"};
   }
 
   void outputs(double, CVecRef q, CVecRef, VecRef y) const override {
-    const Eigen::Vector2d C = point(q, 1, {kCoupler / 2, 0});
+    const Eigen::Vector2d C = point(q, 1, {l_.coupler / 2, 0});
     y << q(2), C.x(), C.y();
   }
 
   // C is the upper intersection of the circles |C − B| = coupler and |C − D| = rocker.
   void chart(const Jet2& phi, std::vector<Jet2>& q) const override {
-    const Jet2 bx = kCrank * cos(phi), by = kCrank * sin(phi);
-    const Jet2 ex = kGroundLength - bx, ey = -by;  // B → D
+    const Jet2 bx = l_.crank * cos(phi), by = l_.crank * sin(phi);
+    const Jet2 ex = l_.ground - bx, ey = -by;  // B → D
     const Jet2 d = sqrt(ex * ex + ey * ey);
-    const Jet2 a = (kCoupler * kCoupler - kRocker * kRocker + d * d) / (2.0 * d);
-    const Jet2 h = sqrt(kCoupler * kCoupler - a * a);
+    const Jet2 a = (l_.coupler * l_.coupler - l_.rocker * l_.rocker + d * d) / (2.0 * d);
+    const Jet2 h = sqrt(l_.coupler * l_.coupler - a * a);
     const Jet2 ux = ex / d, uy = ey / d;
     const Jet2 cx = bx + a * ux - h * uy, cy = by + a * uy + h * ux;
     q = {0.5 * bx, 0.5 * by, phi,
          0.5 * (bx + cx), 0.5 * (by + cy), atan2(cy - by, cx - bx),
-         0.5 * (kGroundLength + cx), 0.5 * cy, atan2(cy, cx - kGroundLength)};
+         0.5 * (l_.ground + cx), 0.5 * cy, atan2(cy, cx - l_.ground)};
   }
+
+ private:
+  Lengths l_;
 };
 
 }  // namespace
@@ -69,7 +103,11 @@ CMB_DEFINE_PROBLEM(crank_rocker) {
   cmb::ProblemEntry entry;
   entry.id = "crank_rocker";
   entry.summary = "four-bar crank-rocker under gravity (nonlinear closed loop, 1 DOF)";
-  entry.params = {cmb::t_end_param(10.0)};
+  entry.params = {cmb::t_end_param(10.0),
+                  cmb::positive_number("crank", 1.0, "crank length AB [m]"),
+                  cmb::positive_number("coupler", 2.0, "coupler length BC [m]"),
+                  cmb::positive_number("rocker", 1.5, "rocker length DC [m]"),
+                  cmb::positive_number("ground", 2.0, "distance between the ground pivots AD [m]")};
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::CrankRocker>(p); };
   return entry;
 }

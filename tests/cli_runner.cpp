@@ -6,14 +6,25 @@
 
 namespace cmb::test {
 
-CliResult cli(const std::string& args) {
-  const std::string command = std::string(CMB_CLI_PATH) + " " + args + " 2>&1";
+namespace {
+
+CliResult run_shell(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
   std::string output;
   char buffer[4096];
   while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
   const int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+}  // namespace
+
+CliResult cli(const std::string& args) {
+  return run_shell(std::string(CMB_CLI_PATH) + " " + args + " 2>&1");
+}
+
+CliResult cli_in(const std::string& dir, const std::string& args) {
+  return run_shell("cd '" + dir + "' && " + std::string(CMB_CLI_PATH) + " " + args + " 2>&1");
 }
 
 }  // namespace cmb::test

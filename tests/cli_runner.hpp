@@ -11,5 +11,7 @@ struct CliResult {
 };
 
 CliResult cli(const std::string& args);
+// The same with `dir` as the working directory.
+CliResult cli_in(const std::string& dir, const std::string& args);
 
 }  // namespace cmb::test

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Writes docs/bad_input.md: every bad-input case of tests/bad_inputs.json with the message and
+exit code cmbench gives it (measured by running the binary).
+
+Usage: /usr/bin/python3 scripts/bad_input_table.py CMBENCH [--check]
+With --check, fails (exit 1) when the committed table differs from what the binary prints now.
+"""
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CASES = os.path.join(ROOT, "tests", "bad_inputs.json")
+TABLE = os.path.join(ROOT, "docs", "bad_input.md")
+
+HEADER = """# Bad input: what cmbench says
+
+Every case below is a test (`tests/test_bad_input.cpp` reads the same list,
+`tests/bad_inputs.json`): the command exits with code 2, its message contains the expected text,
+and nothing is written where it was told to write. The messages were produced by the binary;
+regenerate with `/usr/bin/python3 scripts/bad_input_table.py build/cmbench` (a ctest checks the
+table is current). Campaign cases run `cmbench campaign campaign.json` on the file shown.
+Numerical failures during a run are not input errors: they are recorded run statuses
+(docs/json_schema.md).
+
+| # | case | command | exit | message |
+|---|---|---|---|---|
+"""
+
+
+def run_case(binary, case):
+    with tempfile.TemporaryDirectory() as work:
+        if "campaign" in case:
+            text = case["campaign"] if isinstance(case["campaign"], str) else json.dumps(case["campaign"])
+            with open(os.path.join(work, "campaign.json"), "w") as f:
+                f.write(text)
+        done = subprocess.run([binary] + shlex.split(case["args"]), cwd=work,
+                              capture_output=True, text=True)
+        lines = (done.stdout + done.stderr).strip().splitlines()
+        return done.returncode, lines[0] if lines else ""
+
+
+def cell(text):
+    return text.replace("|", "\\|")
+
+
+def table(binary):
+    rows = [HEADER]
+    for i, case in enumerate(json.load(open(CASES))):
+        code, message = run_case(binary, case)
+        command = "`cmbench " + cell(case["args"]) + "`"
+        if "campaign" in case:
+            shown = case["campaign"] if isinstance(case["campaign"], str) else json.dumps(case["campaign"])
+            command += " with `" + cell(shown) + "`"
+        rows.append("| {} | {} | {} | {} | {} |\n".format(i + 1, cell(case["case"]), command, code,
+                                                        cell(message)))
+    return "".join(rows)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    text = table(os.path.abspath(sys.argv[1]))
+    if "--check" in sys.argv[2:]:
+        current = open(TABLE).read() if os.path.exists(TABLE) else ""
+        if current != text:
+            sys.exit("docs/bad_input.md is out of date: run scripts/bad_input_table.py " + sys.argv[1])
+        return
+    with open(TABLE, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
