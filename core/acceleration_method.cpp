@@ -92,6 +92,9 @@ void AccelerationMethod::rhs(CVecRef x, VecRef dxdt, double t) {
   problem_->forces(t, q_, v_, Q_);
   problem_->jacobian(t, q_, J_);
   problem_->acceleration_rhs(t, q_, v_, gamma_);
+  require_finite(x.allFinite(), "the state", t);
+  require_finite(M_.allFinite() && Q_.allFinite() && J_.allFinite() && gamma_.allFinite(),
+                 "the problem's M, Q, J or gamma", t);
   if (gains_.alpha != 0.0 || gains_.beta != 0.0) add_baumgarte_terms(t, q_, v_);
   solve_accelerations(t);
   dxdt.head(n_) = v_;

@@ -1,5 +1,7 @@
 #include "core/errors.hpp"
 
+#include <sstream>
+
 namespace cmb {
 
 const char* to_string(RunStatus status) {
@@ -14,6 +16,13 @@ const char* to_string(RunStatus status) {
     case RunStatus::invalid_input: return "invalid_input";
   }
   return "unknown";
+}
+
+void require_finite(bool finite, const char* what, double t) {
+  if (finite) return;
+  std::ostringstream msg;
+  msg << what << " is not finite at t = " << t;
+  throw NumericalFailure(RunStatus::diverged, msg.str());
 }
 
 }  // namespace cmb

@@ -36,4 +36,9 @@ class NumericalFailure : public std::runtime_error {
   RunStatus status_;
 };
 
+// Throws NumericalFailure(diverged) naming `what` and t unless `finite`: NaN or infinite values
+// in a state or in the problem's M, Q, J, γ would otherwise surface later as a misleading
+// "singular" factorization.
+void require_finite(bool finite, const char* what, double t);
+
 }  // namespace cmb

@@ -143,6 +143,11 @@ RunConfig parse_run_template(const json& doc) {
   if (doc.contains("sample_dt")) base.sample_dt = positive_at(doc["sample_dt"], "/sample_dt");
   if (doc.contains("time_limit"))
     base.limits.wall_time_limit = positive_at(doc["time_limit"], "/time_limit");
+  if (doc.contains("max_steps")) {
+    if (!doc["max_steps"].is_number_integer() || doc["max_steps"].get<long>() < 1)
+      fail_at("/max_steps", "expected an integer >= 1, got " + doc["max_steps"].dump());
+    base.limits.max_steps = doc["max_steps"].get<long>();
+  }
   if (doc.contains("initial_assembly"))
     base.initial.assembly = string_at(doc, "initial_assembly", "");
   if (doc.contains("initial_tol"))
@@ -265,7 +270,7 @@ Campaign load_campaign(const std::string& path) {
     throw InputError("campaign file '" + path + "' is not valid JSON: " + e.what());
   }
   const json& doc = campaign.source;
-  check_keys(doc, "", {"name", "description", "repeat", "sample_dt", "time_limit",
+  check_keys(doc, "", {"name", "description", "repeat", "sample_dt", "time_limit", "max_steps",
                        "initial_assembly", "initial_tol", "problems", "methods", "steppers",
                        "exclude"},
              {"name", "problems", "methods", "steppers"});
@@ -318,10 +323,16 @@ Campaign load_campaign(const std::string& path) {
 
 namespace {
 
+// The record of a run whose worker died: what was asked (the metrics are gone with it).
 json crash_record(const CampaignRun& run, const std::string& why) {
-  return {{"schema", "cmbench.run/1"}, {"key", run.key},  {"status", "diverged"},
-          {"message", why},            {"problem", {{"id", run.config.problem}}},
-          {"method", {{"id", run.config.method}}}, {"stepper", {{"id", run.config.stepper}}},
+  const RunConfig& c = run.config;
+  return {{"schema", "cmbench.run/1"},
+          {"key", run.key},
+          {"status", "diverged"},
+          {"message", why},
+          {"problem", {{"id", c.problem}, {"params", c.problem_params}}},
+          {"method", {{"id", c.method}, {"params", c.method_params}}},
+          {"stepper", {{"id", c.stepper}}},
           {"context", run_context()}};
 }
 

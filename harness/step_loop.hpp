@@ -2,6 +2,7 @@
 // templates are split in two so a 2-core build compiles them in parallel).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <sstream>
@@ -58,10 +59,11 @@ class LoopGuard {
     const long steps = outcome_.counters.steps_accepted + outcome_.counters.steps_rejected;
     if (!all_finite(s)) return fail(RunStatus::diverged, "state is not finite", t);
     if (steps >= limits_.max_steps) return fail(RunStatus::step_limit, "step limit reached", t);
-    if (limits_.wall_time_limit > 0 && (steps & 63) == 0) {
+    if (limits_.wall_time_limit > 0 && steps >= next_clock_check_) {
       const std::chrono::duration<double> used = std::chrono::steady_clock::now() - start_;
       if (used.count() > limits_.wall_time_limit)
         return fail(RunStatus::time_limit, "wall-time limit reached", t);
+      next_clock_check_ = steps + clock_check_stride(used.count(), steps);
     }
     return true;
   }
@@ -77,9 +79,18 @@ class LoopGuard {
   }
 
  private:
+  // Reading the clock costs about as much as a step of the smallest problems, so it is read
+  // after roughly a millisecond of steps: every step when steps are slow, at most every 64.
+  static long clock_check_stride(double seconds, long steps) {
+    if (steps == 0 || seconds <= 0.0) return 1;
+    const double per_step = seconds / static_cast<double>(steps);
+    return std::clamp(static_cast<long>(1e-3 / per_step), 1L, 64L);
+  }
+
   const LoopLimits& limits_;
   LoopOutcome& outcome_;
   std::chrono::steady_clock::time_point start_;
+  long next_clock_check_ = 0;
 };
 
 LoopOutcome integrate_fixed(Method& method, const StepperSpec& stepper,

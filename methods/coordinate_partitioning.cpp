@@ -235,6 +235,8 @@ void CoordinatePartitioning::rhs(CVecRef x, VecRef dxdt, double t) {
   problem_->mass_matrix(t, q_, M_);
   problem_->forces(t, q_, v_, Q_);
   problem_->acceleration_rhs(t, q_, v_, gamma_);
+  require_finite(M_.allFinite() && Q_.allFinite() && gamma_.allFinite(),
+                 "the problem's M, Q or gamma", t);
   // R = [−Φ_z⁻¹Φ_i ; E] in the original coordinate order; q̈_p = [Φ_z⁻¹γ ; 0].
   D_ = Ji_;
   for (int i = 0; i < k_; ++i) solve_dependent(D_.col(i));

@@ -3,7 +3,12 @@
 // compiled into that binary) without any other edit, and work end to end.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <map>
+
 #include "core/registry.hpp"
+#include "harness/campaign.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {
@@ -25,6 +30,73 @@ TEST(Extension, TestOnlyMethodSolvesTestOnlyProblem) {
   // The exact solution is quadratic in t and the constraint linear: RK4 is exact up to rounding.
   EXPECT_LT(r["metrics"]["error"]["final_abs_max"].get<double>(), 1e-12);
   EXPECT_LT(r["metrics"]["multipliers"]["max_rel_error"].get<double>(), 1e-12);
+}
+
+// Every numerical fault of test_faulty, in one campaign with healthy runs around it: each faulty
+// run ends with the status its fault must produce and a message saying when; every other run
+// completes. Keys: fault → method → stepper → expected status.
+TEST(Extension, InjectedFaultsBecomeRecordedStatusesAndTheCampaignGoesOn) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "cmb_faults";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::vector<std::string> faults = {"none", "nan_force", "singular_mass", "no_solution",
+                                           "rough_force", "slow", "crash"};
+  nlohmann::json problems = nlohmann::json::array();
+  for (const auto& f : faults) {
+    nlohmann::json params = {{"fault", f}};
+    // Slow from the start: the wall-time check runs every 64 steps, and must see the slowness.
+    if (f == "slow") params["fault_time"] = 1e-6;
+    problems.push_back({{"id", "test_faulty"}, {"params", params}});
+  }
+  problems.push_back({{"id", "test_incline"}});
+  const nlohmann::json campaign = {
+      {"name", "faults"},     {"repeat", 0},        {"time_limit", 0.2},
+      {"max_steps", 100000},  {"problems", problems},
+      {"methods", {{{"id", "index1"}}, {{"id", "projection"}}}},
+      {"steppers", {{{"id", "dopri5"}, {"tol", 1e-8}}, {{"id", "rk4"}, {"dt", 1e-3}}}}};
+  std::ofstream(dir / "faults.json") << campaign.dump();
+
+  CampaignOptions options;
+  options.jobs = 2;
+  options.out_dir = (dir / "out").string();
+  const int failed = run_campaign(load_campaign((dir / "faults.json").string()), options);
+
+  std::ifstream in(dir / "out" / "results.json");
+  const auto results = nlohmann::json::parse(in);
+  // What each fault must produce, whatever the method and stepper (exceptions below).
+  const std::map<std::string, std::string> expected = {
+      {"none", "ok"},           {"nan_force", "diverged"}, {"singular_mass", "singular"},
+      {"no_solution", "newton_failed"}, {"rough_force", "step_limit"}, {"slow", "time_limit"},
+      {"crash", "diverged"}};
+  int not_ok = 0;
+  ASSERT_EQ(results["runs"].size(), (faults.size() + 1) * 2 * 2);
+  for (const auto& run : results["runs"]) {
+    const std::string status = run["status"], key = run["key"];
+    const std::string message = run.value("message", "");
+    if (status != "ok") ++not_ok;
+    if (run["problem"]["id"] == "test_incline") {
+      EXPECT_EQ(status, "ok") << key;
+      continue;
+    }
+    const std::string fault = run["problem"]["params"]["fault"];
+    std::string want = expected.at(fault);
+    // index1 never projects, so an unsatisfiable Φ goes unnoticed (its drift shows it).
+    if (fault == "no_solution" && run["method"]["id"] == "index1") want = "ok";
+    // A fixed-step stepper has no error estimate and takes the 1e10 N kicks (1e7 m/s per step)
+    // at face value: index1 overflows within tens of steps; projection's position Newton
+    // iteration fails first, the kicks having thrown the state far off the circle.
+    if (fault == "rough_force" && run["stepper"]["id"] == "rk4")
+      want = run["method"]["id"] == "index1" ? "diverged" : "newton_failed";
+    EXPECT_EQ(status, want) << key << ": " << message;
+    if (fault == "crash") {
+      EXPECT_NE(message.find("signal"), std::string::npos) << message;
+    } else if (status != "ok") {
+      EXPECT_NE(message.find("t = "), std::string::npos) << key << ": no time in '" << message << "'";
+    }
+  }
+  EXPECT_EQ(failed, not_ok);
+  if (!HasFailure()) fs::remove_all(dir);  // kept for inspection otherwise
 }
 
 }  // namespace
