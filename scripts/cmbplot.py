@@ -1,10 +1,13 @@
-"""Shared helpers for cmbench's scripts: reading run records, tables and figures.
+"""Shared helpers of cmbench's figure scripts: styles, panel grids, saving, fits, tables.
 
-Figures use one colour and marker per method everywhere, and line styles that stay apart in
-grayscale.
+Every figure draws a method with the colour and marker of METHOD_STYLE, and methods also differ
+in line style, so figures stay readable in grayscale.
 """
-import csv
 import math
+import os
+import re
+
+import numpy as np
 
 METHOD_STYLE = {
     "index1": {"color": "#d62728", "marker": "o", "linestyle": "-"},
@@ -16,44 +19,166 @@ METHOD_STYLE = {
     "gauss_qp": {"color": "#17becf", "marker": "X", "linestyle": "-."},
     "augmented_lagrangian": {"color": "#bcbd22", "marker": "*", "linestyle": ":"},
 }
-FALLBACK_STYLE = {"color": "#7f7f7f", "marker": "^", "linestyle": ":"}
+FALLBACK_STYLE = {"color": "#7f7f7f", "marker": "h", "linestyle": ":"}
 STEPPER_LINES = ["-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1))]
 
 
+class Skipped(Exception):
+    """A figure or table the results set holds no data for; the message says what is missing."""
+
+
+def method_style(method):
+    return dict(METHOD_STYLE.get(method, FALLBACK_STYLE))
+
+
 def style_for(method, stepper, steppers):
-    """Colour and marker by method; line style by stepper (its index in `steppers`), hollow
-    markers for fixed-step steppers, so method × stepper lines stay apart in grayscale too."""
-    style = dict(METHOD_STYLE.get(method, FALLBACK_STYLE))
-    index = sorted(steppers).index(stepper) if stepper in steppers else 0
+    """Colour and marker by method; line style by stepper (its index in sorted `steppers`), so
+    method × stepper lines stay apart in grayscale too."""
+    style = method_style(method)
+    ordered = sorted(steppers)
+    index = ordered.index(stepper) if stepper in ordered else 0
     style["linestyle"] = STEPPER_LINES[index % len(STEPPER_LINES)]
     return style
+
+
+def pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def panels(n, cols, width, height):
+    """A figure with n panels on a grid of at most `cols` columns; unused panels are hidden.
+    Returns (fig, list of the n axes, list of the spare axes)."""
+    plt = pyplot()
+    cols = max(1, min(cols, n))
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    flat = list(axes.flat)
+    for ax in flat[n:]:
+        ax.axis("off")
+    return fig, flat[:n], flat[n:]
+
+
+def shared_legend(fig, axes, spare, max_rows=18):
+    """One legend for all panels (the labels of every panel, each once): in the first spare
+    panel when there is one, else below the panels. Calls tight_layout."""
+    handles = {}
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, h)
+    if not handles:
+        fig.tight_layout()
+        return
+    if spare:
+        spare[0].legend(list(handles.values()), list(handles.keys()), loc="center",
+                        fontsize="x-small", ncol=math.ceil(len(handles) / max_rows),
+                        frameon=False)
+        fig.tight_layout()
+    else:
+        ncol = 3
+        rows = math.ceil(len(handles) / ncol)
+        fig.legend(list(handles.values()), list(handles.keys()), loc="lower center", ncol=ncol,
+                   fontsize="small", frameon=False)
+        height = fig.get_size_inches()[1]
+        fig.tight_layout(rect=(0, min(0.6, (0.2 * rows + 0.2) / height), 1, 1))
+
+
+def null_formatter():
+    from matplotlib.ticker import NullFormatter
+    return NullFormatter()
+
+
+METHOD_ORDER = list(METHOD_STYLE)
+
+
+def method_order(method):
+    """Sort key: the order of METHOD_STYLE, unknown methods after it by name."""
+    if method in METHOD_ORDER:
+        return METHOD_ORDER.index(method), ""
+    return len(METHOD_ORDER), method
+
+
+def save(fig, out_dir, name):
+    """Writes NAME.pdf and NAME.png; returns their paths."""
+    plt = pyplot()
+    paths = [os.path.join(out_dir, f"{name}.{ext}") for ext in ("pdf", "png")]
+    for path in paths:
+        fig.savefig(path, dpi=150)
+    plt.close(fig)
+    return paths
+
+
+def loglog_fit(x, y):
+    """Least-squares fit of log y = slope·log x + c over positive pairs: (slope, exp(c)), or
+    None with fewer than two distinct x."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
+    x, y = np.log(x[keep]), np.log(y[keep])
+    if len(np.unique(x)) < 2:
+        return None
+    A = np.vstack([x, np.ones_like(x)]).T
+    (slope, intercept), *_ = np.linalg.lstsq(A, y, rcond=None)
+    return float(slope), float(math.exp(intercept))
 
 
 def fmt(value, spec=".2e"):
     return "–" if value is None else format(value, spec)
 
 
-def summary_table(records):
-    """Markdown table, one row per run record."""
-    lines = ["| run | status | final error | scd | max ‖Φ‖ | max ‖ψ‖ | max |E−E0| | RHS calls | min time [s] |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for name, r in records:
-        m = r.get("metrics") or {}
-        err = m.get("error") or {}
-        drift = m.get("drift") or {}
-        energy = m.get("energy") or {}
-        lines.append("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |".format(
-            r["key"], r["status"], fmt(err.get("final_abs_max")), fmt(err.get("scd"), ".2f"),
-            fmt((drift.get("position") or {}).get("max")),
-            fmt((drift.get("velocity") or {}).get("max")),
-            fmt(energy.get("max_abs")), (r.get("work") or {}).get("rhs_calls", "–"),
-            fmt((r.get("timing") or {}).get("min_s"), ".3g")))
-    return "\n".join(lines)
+TEX_SYMBOLS = {"‖": r"$\|$", "|": r"$|$", "Φ": r"$\Phi$", "ψ": r"$\psi$", "α": r"$\alpha$",
+               "β": r"$\beta$", "−": r"$-$", "…": r"\ldots{}", "–": "--", "×": r"$\times$"}
 
 
-def read_series(path):
-    with open(path) as f:
-        rows = list(csv.DictReader(f))
-    def column(name):
-        return [float(row[name]) if row[name] != "" else math.nan for row in rows]
-    return column
+def tex_escape(text):
+    """Plain text (with the few Unicode symbols of the tables) as LaTeX text."""
+    out = []
+    for ch in str(text):
+        if ch == "\\":
+            out.append(r"\textbackslash{}")
+        elif ch in "_%&#$":
+            out.append("\\" + ch)
+        else:
+            out.append(TEX_SYMBOLS.get(ch, ch))
+    return re.sub(r"(?<!\\)\$\$", "", "".join(out))  # adjacent math: $\|$$\Phi$ -> $\|\Phi$
+
+
+def markdown_table(header, rows):
+    def cell(c):
+        return str(c).replace("|", "\\|")
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        lines.append("| " + " | ".join(cell(c) for c in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def booktabs_table(header, rows, align=None):
+    align = align or "l" * len(header)
+    lines = [r"\begin{tabular}{" + align + "}", r"\toprule",
+             " & ".join(tex_escape(h) for h in header) + r" \\", r"\midrule"]
+    for row in rows:
+        lines.append(" & ".join(tex_escape(c) for c in row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+SUMMARY_HEADER = ["run", "status", "final error", "scd", "max ‖Φ‖", "max ‖ψ‖", "max |E−E0|",
+                  "RHS calls", "min time [s]"]
+
+
+def summary_rows(rows):
+    """One row per run (rows of cmbload.flatten) for the table of all runs."""
+    out = []
+    for r in rows:
+        out.append([f"`{r['key']}`", r["status"], fmt(r["final_error"]), fmt(r["scd"], ".2f"),
+                    fmt(r["drift_position_max"]), fmt(r["drift_velocity_max"]),
+                    fmt(r["energy_max_abs"]),
+                    "–" if r["rhs_calls"] is None else str(r["rhs_calls"]),
+                    fmt(r["time_min"], ".3g")])
+    return out
+
+
+def summary_table(rows):
+    """Markdown table of all runs (rows of cmbload.flatten)."""
+    return markdown_table(SUMMARY_HEADER, summary_rows(rows))

@@ -1,215 +1,254 @@
 #!/usr/bin/env python3
-"""Figures, tables and a Markdown report from a campaign's results directory.
+"""Figures, tables and a report (Markdown and self-contained HTML) from a campaign's results
+directory.
 
 Usage: /usr/bin/python3 scripts/report.py RESULTS_DIR
-Writes into RESULTS_DIR: work_precision.{pdf,png}, drift.{pdf,png}, precision_table.md,
-precision_table.tex and report.md (linking all of them, with the context block).
+
+Writes into RESULTS_DIR every figure the results support (PDF and PNG): work_precision, drift,
+energy, convergence, scaling, baumgarte_heatmap_<problem>, impulse_response; the tables
+precision_table.{md,tex}, drift_energy_table.{md,tex}, convergence_table.md, scaling_table.md,
+baumgarte_heatmaps.md, impulse_response.md; and report.md and report.html linking all of them,
+with the context block and the figures skipped for lack of data. docs/report.md describes each.
+Exit status 1 when a figure failed with an unexpected error (the others are still written).
 """
-import json
-import math
+import html
 import os
+import re
 import sys
+import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cmbload  # noqa: E402
 import cmbplot  # noqa: E402
+import figures_baumgarte  # noqa: E402
+import figures_runs  # noqa: E402
+
+FIGURES = [  # (name in the report, function)
+    ("work_precision", figures_runs.work_precision),
+    ("drift", figures_runs.drift),
+    ("energy", figures_runs.energy),
+    ("convergence", figures_runs.convergence),
+    ("scaling", figures_runs.scaling),
+    ("baumgarte_heatmaps", figures_baumgarte.heatmaps),
+    ("impulse_response", figures_baumgarte.impulse),
+]
+
+LEVELS = [1e-3, 1e-6]
 
 
-def load(results_dir):
-    with open(os.path.join(results_dir, "results.json")) as f:
-        return json.load(f)
+def configuration(r):
+    """'stepper setting', prefixed by the method variant when it has non-default parameters."""
+    text = f"{r['stepper']} {r['setting']}"
+    return text if r["method_label"] == r["method"] else f"{r['method_label']}, {text}"
 
 
-def run_error(run):
-    err = (run.get("metrics") or {}).get("error") or {}
-    return err.get("final_abs_max")
+def precision_table(rows):
+    """Cheapest configuration of each method reaching each accuracy (IFToMM-style): per problem
+    and method, the successful run of least time whose final error is at most the level."""
+    header = ["problem", "method"] + [f"cheapest to {level:g}" for level in LEVELS]
+    body = []
+    ok = figures_runs.ok(rows)
+    for problem in figures_runs.problem_labels(ok):
+        mine = [r for r in ok if r["problem_label"] == problem]
+        for method in sorted({r["method"] for r in mine}):
+            cells = []
+            for level in LEVELS:
+                reached = [r for r in mine if r["method"] == method and r["time"]
+                           and r["final_error"] is not None and r["final_error"] <= level]
+                best = min(reached, key=lambda r: r["time"]) if reached else None
+                cells.append("not reached" if best is None
+                             else f"{configuration(best)}: {best['time']:.3g} s")
+            body.append([problem, method] + cells)
+    return header, body
 
 
-def run_time(run):
-    timing = run.get("timing") or {}
-    return timing.get("min_s") if timing.get("min_s") is not None else timing.get("instrumented_s")
+DRIFT_ENERGY_HEADER = ["problem", "method", "configuration", "final error", "max ‖Φ‖",
+                       "max ‖ψ‖", "max |E−E0|", "max |E−E0|/|E0|", "RHS calls"]
 
 
-def grouped(runs):
-    """problem -> (method, stepper) -> [runs]"""
-    out = {}
-    for run in runs:
-        if run.get("status") != "ok":
-            continue
-        problem = run["problem"]["id"]
-        out.setdefault(problem, {}).setdefault((run["method"]["id"], run["stepper"]["id"]), []).append(run)
+def drift_energy_table(rows):
+    """The runs of the drift and energy figures (one per problem and method), with their
+    constraint drift and energy error."""
+    body = []
+    for problem in figures_runs.problem_labels(figures_runs.ok(rows)):
+        reps, _ = figures_runs.representatives(rows, problem)
+        for method, r in sorted(reps.items(), key=lambda kv: cmbplot.method_order(kv[0])):
+            body.append([problem, method, configuration(r), cmbplot.fmt(r["final_error"]),
+                         cmbplot.fmt(r["drift_position_max"]), cmbplot.fmt(r["drift_velocity_max"]),
+                         cmbplot.fmt(r["energy_max_abs"]), cmbplot.fmt(r["energy_max_rel"]),
+                         "–" if r["rhs_calls"] is None else str(r["rhs_calls"])])
+    return DRIFT_ENERGY_HEADER, body
+
+
+def write(results_dir, name, text):
+    with open(os.path.join(results_dir, name), "w") as f:
+        f.write(text)
+
+
+def tables(rows, results_dir):
+    """Writes the Markdown and booktabs tables; returns their entries for the report."""
+    out = []
+    for name, title, (header, body) in [
+            ("precision_table", "Cheapest configuration reaching each accuracy",
+             precision_table(rows)),
+            ("drift_energy_table", "Constraint drift and energy error",
+             drift_energy_table(rows))]:
+        write(results_dir, f"{name}.md", cmbplot.markdown_table(header, body))
+        write(results_dir, f"{name}.tex", cmbplot.booktabs_table(header, body))
+        out.append({"title": title, "md": f"{name}.md", "tex": f"{name}.tex", "header": header,
+                    "rows": body})
     return out
 
 
-def work_precision(doc, results_dir):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    groups = grouped(doc["runs"])
-    problems = sorted(groups)
-    if not problems:
-        return []
-    cols = min(3, len(problems))
-    rows = math.ceil(len(problems) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.6 * rows), squeeze=False)
-    steppers = sorted({r["stepper"]["id"] for r in doc["runs"] if "stepper" in r})
-    for ax, problem in zip(axes.flat, problems):
-        for (method, stepper), runs in sorted(groups[problem].items()):
-            points = sorted((run_time(r), run_error(r)) for r in runs
-                            if run_time(r) and run_error(r) and run_error(r) > 0)
-            if not points:
-                continue
-            style = cmbplot.style_for(method, stepper, steppers)
-            if runs[0]["stepper"].get("kind") == "fixed":
-                style["markerfacecolor"] = "none"
-            ax.loglog([p[0] for p in points], [p[1] for p in points],
-                      label=f"{method} / {stepper}", **style)
-        ax.set_title(problem)
-        ax.set_xlabel("time per run [s] (min of repetitions)")
-        ax.set_ylabel("final error (max abs over outputs)")
-        ax.grid(True, which="major", alpha=0.3)
-    # One legend for all panels (same method × stepper styles everywhere): in the first unused
-    # panel when there is one, else below the panels.
-    handles = {}
-    for ax in list(axes.flat)[:len(problems)]:
-        for h, l in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(l, h)
-    spare = list(axes.flat)[len(problems):]
-    for ax in spare:
-        ax.axis("off")
-    if spare:
-        spare[0].legend(list(handles.values()), list(handles.keys()), loc="center",
-                        fontsize="x-small", ncol=2 if len(handles) > 16 else 1, frameon=False)
-        fig.tight_layout()
-    else:
-        rows_needed = math.ceil(len(handles) / 3)
-        fig.legend(list(handles.values()), list(handles.keys()), loc="lower center", ncol=3,
-                   fontsize="small", frameon=False)
-        fig.tight_layout(rect=(0, min(0.5, 0.02 * rows_needed + 0.02), 1, 1))
-    return save(fig, results_dir, "work_precision")
+# --- the report as blocks, rendered to Markdown and to HTML -----------------------------------
+# ("h", level, text) | ("p", text) | ("img", src, alt) | ("links", [(text, href)])
+# | ("table", header, rows) | ("list", [text])
+
+def markdown(blocks):
+    out = []
+    for block in blocks:
+        kind = block[0]
+        if kind == "h":
+            out += ["#" * block[1] + " " + block[2], ""]
+        elif kind == "p":
+            out += [block[1], ""]
+        elif kind == "img":
+            out += [f"![{block[2]}]({block[1]})", ""]
+        elif kind == "links":
+            out += [" · ".join(f"[{text}]({href})" for text, href in block[1]), ""]
+        elif kind == "table":
+            out += [cmbplot.markdown_table(block[1], block[2])]
+        elif kind == "list":
+            out += [f"- {item}" for item in block[1]] + [""]
+    return "\n".join(out)
 
 
-def drift(doc, results_dir):
-    """Constraint residual over time (positions; velocities for problems with no holonomic
-    rows): per problem, the most accurate run of each method."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    groups = grouped(doc["runs"])
-    problems = sorted(groups)
-    if not problems:
-        return []
-    cols = 2 if len(problems) > 1 else 1
-    rows = math.ceil(len(problems) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(6.0 * cols, 3.2 * rows), squeeze=False)
-    for ax in list(axes.flat)[len(problems):]:
-        ax.axis("off")
-    for ax, problem in zip(axes.flat, problems):
-        best = {}
-        for (method, _), runs in groups[problem].items():
-            for r in runs:
-                e = run_error(r)
-                if e is not None and (method not in best or e < run_error(best[method])):
-                    best[method] = r
-        holonomic = any(r["problem"]["sizes"]["mh"] > 0 for r in best.values())
-        residual = "position_residual" if holonomic else "velocity_residual"
-        for method, run in sorted(best.items()):
-            csv = os.path.join(results_dir, "series", series_name(doc, run) + ".csv")
-            if not os.path.exists(csv):
-                continue
-            column = cmbplot.read_series(csv)
-            t = column("t")[1:]
-            phi = [max(abs(v), 1e-18) for v in column(residual)[1:]]
-            style = dict(cmbplot.METHOD_STYLE.get(method, cmbplot.FALLBACK_STYLE))
-            style["markevery"] = max(1, len(t) // 10)
-            ax.semilogy(t, phi, label=f"{method} ({run['stepper']['id']})", **style)
-        ax.set_title(problem)
-        ax.set_xlabel("time t [s]")
-        ax.set_ylabel("max |Φ_i|" if holonomic else "max |ψ_i| (velocity rows)")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="x-small", ncol=2)
-    fig.tight_layout()
-    return save(fig, results_dir, "drift")
+def inline_html(text):
+    """Escapes text; `code` spans become <code>."""
+    return re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(str(text)))
 
 
-def series_name(doc, run):
-    """The series file of a run (same stem as its record: problem__method__stepper__hash)."""
-    return doc["_stems"].get(run["key"], "")
+STYLE = """body{font-family:sans-serif;max-width:75em;margin:1em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0 1em}
+th,td{border-top:1px solid #bbb;border-bottom:1px solid #bbb;padding:0.2em 0.6em;text-align:left}
+th{border-bottom:2px solid #444}img{max-width:100%}figure{margin:1em 0}
+figcaption{font-size:0.9em;color:#444}code{font-size:0.9em}"""
 
 
-def save(fig, results_dir, name):
-    import matplotlib.pyplot as plt
-    paths = [os.path.join(results_dir, f"{name}.{ext}") for ext in ("pdf", "png")]
-    for p in paths:
-        fig.savefig(p, dpi=150)
-    plt.close(fig)
-    return paths
+def render_html(blocks, title):
+    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+           f"<title>{html.escape(title)}</title>", f"<style>{STYLE}</style>", "</head>", "<body>"]
+    for block in blocks:
+        kind = block[0]
+        if kind == "h":
+            out.append(f"<h{block[1]}>{inline_html(block[2])}</h{block[1]}>")
+        elif kind == "p":
+            out.append(f"<p>{inline_html(block[1])}</p>")
+        elif kind == "img":
+            out.append(f'<figure><img src="{html.escape(block[1])}" alt="{html.escape(block[2])}">'
+                       "</figure>")
+        elif kind == "links":
+            out.append("<p>" + " · ".join(f'<a href="{html.escape(href)}">{inline_html(text)}</a>'
+                                          for text, href in block[1]) + "</p>")
+        elif kind == "table":
+            out.append("<table><thead><tr>" + "".join(f"<th>{inline_html(h)}</th>"
+                                                      for h in block[1]) + "</tr></thead><tbody>")
+            for row in block[2]:
+                out.append("<tr>" + "".join(f"<td>{inline_html(c)}</td>" for c in row) + "</tr>")
+            out.append("</tbody></table>")
+        elif kind == "list":
+            out.append("<ul>" + "".join(f"<li>{inline_html(i)}</li>" for i in block[1]) + "</ul>")
+    out += ["</body>", "</html>", ""]
+    return "\n".join(out)
 
 
-def precision_tables(doc):
-    """Cheapest configuration of each method reaching each accuracy (IFToMM-style)."""
-    levels = [1e-3, 1e-6]
-    rows = []
-    for problem, by_config in sorted(grouped(doc["runs"]).items()):
-        methods = sorted({m for m, _ in by_config})
-        for method in methods:
-            cells = []
-            for level in levels:
-                candidates = [r for (m, _), runs in by_config.items() if m == method for r in runs
-                              if run_error(r) is not None and run_error(r) <= level and run_time(r)]
-                best = min(candidates, key=run_time) if candidates else None
-                cells.append(best)
-            rows.append((problem, method, cells))
-    md = ["| problem | method | " + " | ".join(f"cheapest to {l:g}" for l in levels) + " |",
-          "|---|---|" + "---|" * len(levels)]
-    tex = [r"\begin{tabular}{ll" + "l" * len(levels) + "}", r"\toprule",
-           "problem & method & " + " & ".join(f"to ${l:g}$" for l in levels) + r" \\", r"\midrule"]
-    for problem, method, cells in rows:
-        def text(r):
-            if r is None:
-                return "not reached"
-            s = r["stepper"]
-            setting = f"dt={s['dt']:g}" if s.get("kind") == "fixed" else f"tol={s['rel_tol']:g}"
-            return f"{s['id']} {setting}: {run_time(r):.3g} s"
-        md.append(f"| {problem} | {method} | " + " | ".join(text(r) for r in cells) + " |")
-        tex.append(f"{problem.replace('_', chr(92) + '_')} & {method.replace('_', chr(92) + '_')} & "
-                   + " & ".join(text(r).replace("_", "\\_") for r in cells) + r" \\")
-    tex += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(md) + "\n", "\n".join(tex) + "\n"
+def context_blocks(doc, rows):
+    ctx = doc.get("context") or {}
+    libs = ", ".join(f"{k} {v}" for k, v in sorted((ctx.get("libraries") or {}).items()))
+    statuses = {}
+    for r in rows:
+        statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+    items = [f"build: `{ctx.get('git_sha')}` ({ctx.get('build_type')}, {ctx.get('compiler')}, "
+             f"flags `{ctx.get('flags')}`)",
+             f"machine: {ctx.get('cpu')}, {ctx.get('hardware_threads')} hardware threads",
+             f"libraries: {libs or '–'}", f"date: {ctx.get('date')}",
+             f"runs: {len(rows)} (" + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items(),
+                                                                      key=lambda x: -x[1])) + ")"]
+    if doc.get("filter"):
+        items.append(f"filter: `{doc['filter']}`")
+    shard = doc.get("shard")
+    if isinstance(shard, dict) and (shard.get("count") or 1) > 1:
+        items.append(f"shard {shard.get('index')} of {shard.get('count')}")
+    return [("h", 2, "Context"), ("list", items)]
+
+
+def table_blocks(entry, level=3):
+    blocks = [("h", level, entry["title"]), ("table", entry["header"], entry["rows"])]
+    links = [(entry["md"], entry["md"])]
+    if entry.get("tex"):
+        links.append((f"LaTeX ({entry['tex']})", entry["tex"]))
+    return blocks + [("links", links)]
+
+
+def build(results_dir):
+    """Writes every figure and table; returns (blocks of the report, figure results, skipped
+    [(name, reason)], errors [(name, message)])."""
+    doc = cmbload.load_doc(results_dir)
+    rows = [cmbload.flatten(r) for r in doc["runs"]]
+    produced, skipped, errors = [], [], []
+    for name, figure in FIGURES:
+        try:
+            produced.append(figure(rows, results_dir))
+        except cmbplot.Skipped as why:
+            skipped.append((name, str(why)))
+        except Exception as error:  # one broken figure must not cost the others
+            traceback.print_exc()
+            errors.append((name, f"{type(error).__name__}: {error}"))
+            cmbplot.pyplot().close("all")
+    table_entries = tables(rows, results_dir)
+    campaign = doc.get("campaign")
+    campaign = campaign.get("name") if isinstance(campaign, dict) else campaign
+    blocks = [("h", 1, f"cmbench report: campaign `{campaign}`")]
+    blocks += context_blocks(doc, rows)
+    blocks.append(("h", 2, "Figures"))
+    for fig in produced:
+        blocks.append(("h", 3, fig["title"]))
+        for path in fig["files"]:
+            if path.endswith(".png"):
+                name = os.path.basename(path)
+                blocks.append(("img", name, name))
+        blocks.append(("p", fig["caption"]))
+        links = [(f"PDF ({os.path.basename(p)})", os.path.basename(p)) for p in fig["files"]
+                 if p.endswith(".pdf")]
+        blocks.append(("links", links))
+        for entry in fig["tables"]:
+            blocks += table_blocks(entry, 4)
+    if skipped or errors:
+        blocks.append(("h", 3, "Figures not drawn"))
+        blocks.append(("list", [f"{name}: skipped, {reason}" for name, reason in skipped]
+                       + [f"{name}: failed, {message}" for name, message in errors]))
+    blocks.append(("h", 2, "Tables"))
+    for entry in table_entries:
+        blocks += table_blocks(entry)
+    blocks += [("h", 2, "All runs"), ("table", cmbplot.SUMMARY_HEADER, cmbplot.summary_rows(rows))]
+    write(results_dir, "report.md", markdown(blocks))
+    write(results_dir, "report.html", render_html(blocks, f"cmbench report: {campaign}"))
+    return blocks, produced, skipped, errors
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     results_dir = sys.argv[1]
-    doc = load(results_dir)
-    doc["_stems"] = {}
-    runs_dir = os.path.join(results_dir, "runs")
-    for name in os.listdir(runs_dir):
-        with open(os.path.join(runs_dir, name)) as f:
-            doc["_stems"][json.load(f)["key"]] = name[:-5]
-    figures = work_precision(doc, results_dir) + drift(doc, results_dir)
-    md_table, tex_table = precision_tables(doc)
-    with open(os.path.join(results_dir, "precision_table.md"), "w") as f:
-        f.write(md_table)
-    with open(os.path.join(results_dir, "precision_table.tex"), "w") as f:
-        f.write(tex_table)
-    summary = cmbplot.summary_table([(r["key"], r) for r in doc["runs"]])
-    ctx = doc.get("context", {})
-    report = [f"# cmbench report: campaign `{doc['campaign']}`", "",
-              f"Built from `{ctx.get('git_sha')}` ({ctx.get('build_type')}, {ctx.get('compiler')}, "
-              f"{ctx.get('flags')}) on {ctx.get('cpu')} ({ctx.get('hardware_threads')} threads), "
-              f"{ctx.get('date')}.", ""]
-    for path in figures:
-        if path.endswith(".png"):
-            name = os.path.basename(path)
-            report += [f"![{name}]({name})", ""]
-    report += ["## Cheapest configuration reaching each accuracy", "", md_table,
-               "LaTeX: [precision_table.tex](precision_table.tex)", "",
-               "## All runs", "", summary, ""]
-    with open(os.path.join(results_dir, "report.md"), "w") as f:
-        f.write("\n".join(report))
-    print(f"report: {os.path.join(results_dir, 'report.md')} ({len(figures)} figure files)")
+    _, produced, skipped, errors = build(results_dir)
+    files = sum(len(f["files"]) for f in produced)
+    print(f"report: {os.path.join(results_dir, 'report.md')} and report.html "
+          f"({len(produced)} figures, {files} files; {len(skipped)} skipped"
+          + (f"; {len(errors)} FAILED: {', '.join(n for n, _ in errors)}" if errors else "") + ")")
+    for name, reason in skipped:
+        print(f"  skipped {name}: {reason}")
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -121,8 +121,8 @@ def smoke(cmbench, tmp):
     check(rep is not None and rep["kind"] == "adaptive" and rep["tol"] == 1e-9,
           "representative run: not the tightest dopri5 run")
     if rep:
-        line = next((l for l in drift_md.splitlines() if l.startswith("| crank_rocker | projection")),
-                    "")
+        line = next((row for row in drift_md.splitlines()
+                     if row.startswith("| crank_rocker | projection")), "")
         check(f"{rep['drift_position_max']:.2e}" in line and f"{rep['energy_max_abs']:.2e}" in line,
               f"drift_energy_table.md row {line!r} lacks the record's drift and energy")
     conv = open(os.path.join(out, "convergence_table.md")).read()
@@ -142,7 +142,10 @@ def record(problem, method, stepper, setting, *, nq=9, mh=8, status="ok", proble
            initial=None, accuracy=1e-15, t_end=1.0):
     """A run record following docs/json_schema.md (key format of the campaign runner)."""
     pp, mp = problem_params or {}, method_params or {}
-    label = lambda name, params: name + "".join(f"[{k}={v:g}]" for k, v in params.items())
+
+    def label(name, params):
+        return name + "".join(f"[{k}={v:g}]" for k, v in params.items())
+
     fixed = "dt" in setting
     key = f"{label(problem, pp)}/{label(method, mp)}/{stepper}/" + \
           ("dt=" if fixed else "tol=") + f"{list(setting.values())[0]:g}"
@@ -231,7 +234,8 @@ def heatmap_records():
             recs.append(record("slider_crank", "baumgarte", "dopri5", {"tol": 1e-6},
                                method_params={"alpha": alpha, "beta": beta},
                                status="diverged" if failed else "ok",
-                               drift=1e-3 / (alpha * beta), rhs_calls=int(1000 + 10 * alpha + beta)))
+                               drift=1e-3 / (alpha * beta),
+                               rhs_calls=int(1000 + 10 * alpha + beta)))
     recs.append(record("slider_crank", "index1", "dopri5", {"tol": 1e-6}, drift=4.2e-5,
                        rhs_calls=777))
     return recs
@@ -240,12 +244,17 @@ def heatmap_records():
 def integrate(alpha, beta, phi0, dphi0, t_end, samples, substeps=400):
     """Φ̈ + 2αΦ̇ + β²Φ = 0 by classical RK4, sampled: independent of the closed forms."""
     h = t_end / samples / substeps
-    f = lambda y: np.array([y[1], -2 * alpha * y[1] - beta * beta * y[0]])
+
+    def f(y):
+        return np.array([y[1], -2 * alpha * y[1] - beta * beta * y[0]])
+
     y, out = np.array([phi0, dphi0], dtype=float), [(phi0, dphi0)]
     for _ in range(samples):
         for _ in range(substeps):
-            k1 = f(y); k2 = f(y + h / 2 * k1); k3 = f(y + h / 2 * k2); k4 = f(y + h * k3)
-            y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            k1 = f(y)
+            k2 = f(y + h / 2 * k1)
+            k3 = f(y + h / 2 * k2)
+            y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + f(y + h * k3))
         out.append((y[0], y[1]))
     return np.array(out)
 
