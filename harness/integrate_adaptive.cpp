@@ -65,14 +65,16 @@ void adaptive_steps(Stepper& stepper, System system, StateT& s, double& t, doubl
     const double remaining = t_end - t;
     if (remaining <= 4.0 * std::numeric_limits<double>::epsilon() * std::abs(t_end)) return;
     double trial = settings.max_dt > 0.0 ? std::min(dt, settings.max_dt) : dt;
-    const bool last = trial >= remaining;
-    if (last) trial = remaining;
+    // Landing on a sample comes first: a last step that would jump over the remaining samples
+    // must stop at each of them (the final sample, t_end itself, is the last step's target).
     bool on_sample = false;
-    if (settings.land_on_samples && next_sample < sample_times.size() && !last &&
-        t + trial >= sample_times[next_sample]) {
+    if (settings.land_on_samples && next_sample < sample_times.size() &&
+        sample_times[next_sample] < t_end && t + trial >= sample_times[next_sample]) {
       trial = sample_times[next_sample] - t;
       on_sample = true;
     }
+    const bool last = !on_sample && trial >= remaining;
+    if (last) trial = remaining;
     if (stepper.try_step(system, s, t, trial) == odeint::success) {
       ++out.counters.steps_accepted;
       dt = on_sample ? std::max(trial, dt) : trial;

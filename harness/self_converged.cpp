@@ -49,6 +49,13 @@ Mat run_on_grid(const std::string& id, const nlohmann::json& params, double t_en
                                result.record["status"].get<std::string>() + ": " +
                                result.record["message"].get<std::string>());
   const auto& series = result.series;
+  // Landing on the samples, every run must report exactly the grid: anything else would make
+  // the two runs' rows refer to different times.
+  if (series.t.size() != static_cast<std::size_t>(kGridIntervals) + 1)
+    throw NumericalFailure(RunStatus::diverged,
+                           "self-converged reference run " + run.key + " produced " +
+                               std::to_string(series.t.size()) + " samples instead of " +
+                               std::to_string(kGridIntervals + 1));
   Mat out(series.t.size(), series.outputs.front().size());
   for (std::size_t i = 0; i < series.t.size(); ++i) out.row(i) = series.outputs[i].transpose();
   return out;
@@ -87,7 +94,10 @@ SelfConvergedReference self_converged_reference(const std::string& id, const nlo
                                                 const std::string& cache_dir) {
   const nlohmann::json recipe = recipe_in.is_null() ? default_reference_recipe() : recipe_in;
   const nlohmann::json key = {{"problem", id}, {"params", params}, {"t_end", t_end},
-                              {"recipe", recipe}, {"grid_intervals", kGridIntervals}};
+                              {"recipe", recipe}, {"grid_intervals", kGridIntervals},
+                              // 2: caches from before the fix that lands every sample of the
+                              // final step (older files could miss the last samples)
+                              {"format", 2}};
   SelfConvergedReference ref;
   ref.cache_file =
       (std::filesystem::path(cache_dir) / (id + "-" + stable_hash(key.dump()) + ".json")).string();

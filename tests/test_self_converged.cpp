@@ -39,5 +39,23 @@ TEST(SelfConverged, AgreesWithAnIndependentReferenceAndIsCached) {
   std::filesystem::remove_all(cache);
 }
 
+// Steps longer than the sampling interval (here Bricard's first 0.2 s sampled every 2 ms at
+// tolerance 1e-12) must still stop on every grid time, including those inside the last
+// step: an earlier version jumped from the last-but-few sample straight to t_end, leaving the
+// two reference runs with different row counts.
+TEST(SelfConverged, EveryGridTimeIsLandedOnEvenInsideTheLastStep) {
+  const std::string cache =
+      (std::filesystem::temp_directory_path() / "cmb_self_converged_grid").string();
+  std::filesystem::remove_all(cache);
+  auto problem = make_problem("bricard", {});
+  const SelfConvergedReference ref =
+      self_converged_reference("bricard", problem->params(), 0.2, nullptr, cache);
+  ASSERT_EQ(ref.grid.size(), 101u);
+  EXPECT_EQ(ref.outputs.rows(), 101);
+  // Both tolerance-1e-12 runs over 0.2 s: agreement near 1e-12, far below any step error.
+  EXPECT_LT(ref.agreement, 1e-9);
+  std::filesystem::remove_all(cache);
+}
+
 }  // namespace
 }  // namespace cmb::test
