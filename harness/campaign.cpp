@@ -246,6 +246,22 @@ std::vector<json> parse_excludes(const json& doc) {
   return excludes;
 }
 
+// Every run is prepared while loading, so an absurd expansion would stall before anything
+// useful happens; this bound (before exclusions) is far beyond any real comparison.
+constexpr std::size_t kMaxCampaignRuns = 100000;
+
+void check_run_count(const std::vector<ProblemEntry>& problems, std::size_t methods,
+                     const std::vector<StepperEntry>& steppers) {
+  std::size_t variants = 0, values = 0;
+  for (const auto& p : problems) variants += p.perturbations.size();
+  for (const auto& s : steppers) values += s.values.size();
+  const double runs = static_cast<double>(variants) * methods * values;
+  if (runs > kMaxCampaignRuns)
+    fail_at("", "expands to " + std::to_string(static_cast<long long>(runs)) +
+                    " runs (problem variants × methods × step sizes/tolerances); the limit is " +
+                    std::to_string(kMaxCampaignRuns) + ": split it into several campaigns");
+}
+
 bool is_excluded(const std::vector<json>& excludes, const std::string& problem,
                  const std::string& method, const std::string& stepper) {
   auto matches = [](const json& rule, const char* field, const std::string& id) {
@@ -263,11 +279,17 @@ bool is_excluded(const std::vector<json>& excludes, const std::string& problem,
 Campaign load_campaign(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError("cannot read campaign file '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_campaign(text.str(), path);
+}
+
+Campaign parse_campaign(const std::string& text, const std::string& origin) {
   Campaign campaign;
   try {
-    campaign.source = json::parse(in);
+    campaign.source = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw InputError("campaign file '" + path + "' is not valid JSON: " + e.what());
+    throw InputError("campaign file '" + origin + "' is not valid JSON: " + e.what());
   }
   const json& doc = campaign.source;
   check_keys(doc, "", {"name", "description", "repeat", "sample_dt", "time_limit", "max_steps",
@@ -282,6 +304,8 @@ Campaign load_campaign(const std::string& path) {
   const auto methods = parse_methods(doc);
   const auto steppers = parse_steppers(doc);
   const auto excludes = parse_excludes(doc);
+
+  check_run_count(problems, methods.size(), steppers);
 
   std::set<std::string> keys;
   auto add_run = [&](RunConfig c, const std::string& where) {

@@ -28,6 +28,8 @@ struct Campaign {
 // Reads and validates a campaign file: every run is prepared once, so a bad id, parameter or
 // value fails here with the JSON path of the offending entry (InputError), before anything runs.
 Campaign load_campaign(const std::string& path);
+// The same from the file's text; `origin` names it in messages.
+Campaign parse_campaign(const std::string& text, const std::string& origin);
 
 struct CampaignOptions {
   int jobs = 1;

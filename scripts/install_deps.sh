@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages cmbench needs, only those that are missing; silent when all are
-# present. Safe to run any number of times.
+# present. Safe to run any number of times. Extra package names given as arguments are added
+# (scripts/sanitize.sh asks for clang and libFuzzer this way).
 set -euo pipefail
 
 packages=(
   cmake g++ make git
   libeigen3-dev libboost-dev nlohmann-json3-dev libcli11-dev libgtest-dev libalglib-dev
   python3 python3-matplotlib python3-numpy python3-sympy
+  "$@"
 )
 
 missing=()

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# The README's main job: install what is missing, build, run the default campaign
-# (campaigns/default.json) and write its results and report (figures, tables) to
-# results/default/<date>_<git sha>/. Extra arguments go to `cmbench campaign` (e.g. --jobs 1).
+# The README's main job: install what is missing, build, then run the default campaign and the
+# two studies whose figures the default one cannot provide (Baumgarte heat maps and impulse
+# responses; cost against size), each into results/<campaign>/<date>_<git sha>/ with its
+# report (figures, tables, report.md, report.html). Extra arguments go to every
+# `cmbench campaign` call (e.g. --jobs 1). CMB_CAMPAIGNS="default" runs a subset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh cmbench
-out="results/default/$(date -u +%F)_$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
-if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then out="${out}-dirty"; fi
-build/cmbench campaign campaigns/default.json --out "$out" --resume "$@"
-/usr/bin/python3 scripts/report.py "$out"
+stamp="$(date -u +%F)_$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then stamp="${stamp}-dirty"; fi
+for name in ${CMB_CAMPAIGNS:-default baumgarte_study scaling}; do
+  out="results/${name}/${stamp}"
+  echo "== campaign ${name} -> ${out}"
+  build/cmbench campaign "campaigns/${name}.json" --out "$out" --resume "$@"
+  /usr/bin/python3 scripts/report.py "$out"
+  echo "   report: ${out}/report.md (and report.html)"
+done

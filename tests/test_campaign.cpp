@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include <signal.h>
@@ -209,6 +210,48 @@ TEST(Campaign, PerturbationsAreProblemVariantsWithTheirOwnKeys) {
     }
   }
   EXPECT_EQ(perturbed, 2 * 3 * 3);
+  fs::remove_all(dir);
+}
+
+// A results document with what may legitimately differ between two runs of the same build
+// removed: timings and dates.
+json without_timings_and_dates(json doc) {
+  doc["context"].erase("date");
+  for (auto& run : doc["runs"]) {
+    run.erase("timing");
+    run["context"].erase("date");
+  }
+  return doc;
+}
+
+std::string file_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Determinism: the smoke campaign run twice, and with one or two workers, gives the same
+// results file apart from timings and dates, and byte-identical series.
+TEST(Campaign, SmokeCampaignIsDeterministicAcrossRepeatsAndWorkerCounts) {
+  const fs::path dir = scratch("determinism");
+  const std::string smoke = std::string(CMB_SOURCE_DIR) + "/campaigns/smoke.json";
+  const std::vector<std::pair<std::string, std::string>> runs = {
+      {"a", "--jobs 1"}, {"b", "--jobs 1"}, {"c", "--jobs 2"}};
+  for (const auto& [name, jobs] : runs)
+    ASSERT_EQ(cli("campaign " + smoke + " " + jobs + " --out " + (dir / name).string()).exit_code, 0);
+  auto load = [&](const std::string& name) {
+    std::ifstream in(dir / name / "results.json");
+    return without_timings_and_dates(json::parse(in));
+  };
+  const json a = load("a");
+  ASSERT_EQ(a["runs"].size(), 24u);
+  for (const std::string other : {"b", "c"}) {
+    EXPECT_EQ(load(other), a) << "results of run " << other << " differ from run a";
+    for (const auto& entry : fs::directory_iterator(dir / "a" / "series"))
+      EXPECT_EQ(file_text(dir / other / "series" / entry.path().filename()), file_text(entry.path()))
+          << entry.path().filename();
+  }
   fs::remove_all(dir);
 }
 
