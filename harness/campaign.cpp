@@ -288,7 +288,7 @@ Campaign parse_campaign(const std::string& text, const std::string& origin) {
   Campaign campaign;
   try {
     campaign.source = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // syntax errors, and numbers beyond double range
     throw InputError("campaign file '" + origin + "' is not valid JSON: " + e.what());
   }
   const json& doc = campaign.source;

@@ -392,6 +392,10 @@ int cli_main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << "cmbench: error: " << e.what() << "\n";
     return 2;
+  } catch (const std::exception& e) {
+    // Never a crash: anything else is a cmbench bug, reported as such.
+    std::cerr << "cmbench: internal error (please report): " << e.what() << "\n";
+    return 3;
   }
 }
 

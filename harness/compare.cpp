@@ -28,7 +28,7 @@ std::map<std::string, json> load_runs(const std::string& where) {
   json doc;
   try {
     doc = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     throw InputError("'" + path.string() + "' is not valid JSON: " + e.what());
   }
   if (!doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array())
