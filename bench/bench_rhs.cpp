@@ -1,0 +1,73 @@
+// Cost of one right-hand-side call, for every method × problem at default sizes and over N for
+// n_four_bar and n_pendulum. Google Benchmark (Debian libbenchmark-dev), built with
+// -DCMB_BENCH=ON; JSON with --benchmark_out=FILE --benchmark_out_format=json.
+// Benchmarks, not tests: nothing here asserts a time.
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+
+namespace {
+
+using namespace cmb;
+
+// Binds `method` to `problem` (with `params`) and calls rhs at the initial state; a method that
+// refuses the problem is reported as skipped.
+void rhs_cost(benchmark::State& state, const std::string& problem_id, const nlohmann::json& params,
+              const std::string& method_id) {
+  const auto problem = make_problem(problem_id, params);
+  const auto method = make_method(method_id, {});
+  try {
+    method->bind(*problem);
+  } catch (const NumericalFailure& failure) {
+    state.SkipWithError(failure.what());
+    return;
+  }
+  const Sizes s = problem->sizes();
+  Vec q(s.nq), v(s.nq), x(method->state_size()), dxdt(method->state_size());
+  problem->initial_state(q, v);
+  method->pack(0.0, q, v, x);
+  method->stats().set_enabled(false);
+  try {
+    for (auto _ : state) {
+      method->rhs(x, dxdt, 0.0);
+      benchmark::DoNotOptimize(dxdt.data());
+    }
+  } catch (const NumericalFailure& failure) {
+    state.SkipWithError(failure.what());
+    return;
+  }
+  state.counters["nq"] = s.nq;
+}
+
+// Dense O(n³) SVD-based methods take minutes per call at the largest sizes: capped lower.
+int largest_n(const std::string& method_id) {
+  return method_id == "svd_null_space" || method_id == "udwadia_kalaba" ? 50 : 200;
+}
+
+void register_all() {
+  for (const auto& m : method_registry()) {
+    for (const auto& p : problem_registry())
+      benchmark::RegisterBenchmark(("rhs/" + p.id + "/" + m.id).c_str(), rhs_cost, p.id,
+                                   nlohmann::json::object(), m.id);
+    for (const std::string family : {"n_four_bar", "n_pendulum"})
+      for (int n : {10, 20, 50, 100, 200})
+        if (n <= largest_n(m.id))
+          benchmark::RegisterBenchmark(
+              ("scaling/" + family + "/N=" + std::to_string(n) + "/" + m.id).c_str(), rhs_cost,
+              family, nlohmann::json{{"N", n}}, m.id);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
