@@ -51,8 +51,9 @@ void AccelerationMethod::bind(const Problem& problem) {
   n_ = s.nq;
   mh_ = s.mh;
   m_ = s.m();
-  M_.setZero(n_, n_);
-  J_.setZero(m_, n_);
+  dense_ = uses_dense_matrices(problem);
+  M_.setZero(dense_ ? n_ : 0, dense_ ? n_ : 0);
+  J_.setZero(dense_ ? m_ : 0, dense_ ? n_ : 0);
   q_.setZero(n_);
   v_.setZero(n_);
   Q_.setZero(n_);
@@ -61,6 +62,7 @@ void AccelerationMethod::bind(const Problem& problem) {
   lambda_.setZero(m_);
   Phi_.setZero(mh_);
   nu_.setZero(m_);
+  psi_.setZero(m_);
   bind_solver();
 }
 
@@ -77,7 +79,8 @@ void AccelerationMethod::unpack(double, CVecRef x, VecRef q, VecRef v) {
 void AccelerationMethod::add_baumgarte_terms(double t, CVecRef q, CVecRef v) {
   // γ ← γ − 2αψ − β²Φ, with ψ = J v − ν on all rows and Φ on the holonomic rows only.
   problem_->velocity_rhs(t, q, nu_);
-  nu_.noalias() -= J_ * v;  // nu_ now holds −ψ
+  jacobian_times(v, psi_);
+  nu_ -= psi_;  // nu_ now holds −ψ
   gamma_.noalias() += 2.0 * gains_.alpha * nu_;
   if (mh_ > 0) {
     problem_->constraints(t, q, Phi_);
@@ -88,13 +91,18 @@ void AccelerationMethod::add_baumgarte_terms(double t, CVecRef q, CVecRef v) {
 void AccelerationMethod::rhs(CVecRef x, VecRef dxdt, double t) {
   q_ = x.head(n_);
   v_ = x.tail(n_);
-  problem_->mass_matrix(t, q_, M_);
-  problem_->forces(t, q_, v_, Q_);
-  problem_->jacobian(t, q_, J_);
-  problem_->acceleration_rhs(t, q_, v_, gamma_);
   require_finite(x.allFinite(), "the state", t);
-  require_finite(M_.allFinite() && Q_.allFinite() && J_.allFinite() && gamma_.allFinite(),
-                 "the problem's M, Q, J or gamma", t);
+  problem_->forces(t, q_, v_, Q_);
+  problem_->acceleration_rhs(t, q_, v_, gamma_);
+  bool finite = Q_.allFinite() && gamma_.allFinite();
+  if (dense_) {
+    problem_->mass_matrix(t, q_, M_);
+    problem_->jacobian(t, q_, J_);
+    finite = finite && M_.allFinite() && J_.allFinite();
+  } else {
+    finite = evaluate_sparse_matrices(t) && finite;
+  }
+  require_finite(finite, "the problem's M, Q, J or gamma", t);
   if (gains_.alpha != 0.0 || gains_.beta != 0.0) add_baumgarte_terms(t, q_, v_);
   solve_accelerations(t);
   dxdt.head(n_) = v_;

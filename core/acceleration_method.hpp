@@ -43,10 +43,18 @@ class AccelerationMethod : public Method {
  protected:
   // Methods that handle unilateral rows override this; the others refuse such problems.
   virtual bool accepts_unilateral_rows() const { return false; }
+  // False when the solver evaluates M and J itself (sparse path): M_ and J_ then stay empty.
+  virtual bool uses_dense_matrices(const Problem& problem) const { return true; }
+  // Sparse path only: evaluate the solver's own M and J at (t, q); false if not finite.
+  virtual bool evaluate_sparse_matrices(double t) { return true; }
+  // out = J v (Baumgarte terms); the sparse path overrides it.
+  virtual void jacobian_times(CVecRef v, VecRef out) const { out.noalias() = J_ * v; }
   // Sizes the solver's own workspace; M_, J_ etc. are already sized.
   virtual void bind_solver() {}
   // From M_, Q_, J_ and gamma_ (stabilized), fill qdd_ and lambda_. t is for messages.
   virtual void solve_accelerations(double t) = 0;
+
+  bool dense_matrices() const { return dense_; }
 
   const Problem* problem_ = nullptr;
   int n_ = 0;
@@ -60,7 +68,8 @@ class AccelerationMethod : public Method {
   void add_baumgarte_terms(double t, CVecRef q, CVecRef v);
 
   BaumgarteGains gains_;
-  Vec Phi_, nu_;
+  bool dense_ = true;
+  Vec Phi_, nu_, psi_;
 };
 
 }  // namespace cmb

@@ -43,6 +43,24 @@ struct ReferenceInfo {
   nlohmann::json recipe;
 };
 
+// Receives the nonzero entries of a sparse matrix one by one (see Problem::jacobian_entries).
+class SparseSink {
+ public:
+  virtual ~SparseSink() = default;
+  virtual void add(int row, int col, double value) = 0;
+};
+
+// Writes entries into a dense matrix (zeroed first), so a problem with sparse evaluation can
+// implement its dense mass_matrix/jacobian through the same code.
+class DenseMatrixSink : public SparseSink {
+ public:
+  explicit DenseMatrixSink(MatRef matrix) : matrix_(matrix) { matrix_.setZero(); }
+  void add(int row, int col, double value) override { matrix_(row, col) += value; }
+
+ private:
+  MatRef matrix_;
+};
+
 class Problem {
  public:
   virtual ~Problem() = default;
@@ -63,6 +81,14 @@ class Problem {
   virtual void velocity_rhs(double t, CVecRef q, VecRef nu) const { nu.setZero(); }
   // γ in J q̈ = γ, i.e. −J̇v (+ time-derivative terms for rheonomic rows).
   virtual void acceleration_rhs(double t, CVecRef q, CVecRef v, VecRef gamma) const = 0;
+
+  // Optional sparse evaluation, for large mechanisms: the nonzeros of M and of J (all rows) as
+  // entries sent to a sink. Every call must send the same (row, col)
+  // sequence — the pattern, which solvers analyse once — with current values; entries that
+  // may vanish are sent as zeros. Problems that implement them return true.
+  virtual bool has_sparse_evaluation() const { return false; }
+  virtual void mass_matrix_entries(double t, CVecRef q, SparseSink& sink) const {}
+  virtual void jacobian_entries(double t, CVecRef q, SparseSink& sink) const {}
 
   // Unilateral rows g(t,q) ≥ 0 (sizes().mu of them). While a row is closed (g ≈ 0, ġ ≈ 0) its
   // acceleration must not push into the support: G q̈ ≥ d with G = ∂g/∂q and d = −Ġv.

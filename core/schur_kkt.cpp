@@ -11,9 +11,14 @@ std::vector<ParamSpec> schur_param_specs() {
   ParamSpec tol = positive_number("pivot_tol", 1e-12,
                                   "J M⁻¹Jᵀ counts as singular below this LDLᵀ pivot ratio");
   tol.max = 1.0;
-  return {tol, choice_param("rank_policy", {"fail", "truncate"},
-                            "on rank loss of J: fail (status singular) or truncate small pivots "
-                            "(λ non-unique)")};
+  return {tol,
+          choice_param("rank_policy", {"fail", "truncate"},
+                       "on rank loss of J: fail (status singular) or truncate small pivots "
+                       "(λ non-unique)"),
+          choice_param("linear_solver", {"auto", "dense", "sparse"},
+                       "KKT solve: dense Schur complement, sparse LDLᵀ of [M Jᵀ; J 0] "
+                       "(problems with sparse evaluation, rank_policy fail), or auto (sparse "
+                       "whenever both hold: faster even on the smallest linkage)")};
 }
 
 void SchurKktSolver::bind(int n, int m) {
@@ -92,9 +97,53 @@ SchurKktMethod::SchurKktMethod(Params params, BaumgarteGains gains)
     : AccelerationMethod(std::move(params), gains),
       pivot_tol_(this->params().number("pivot_tol")),
       policy_(this->params().choice("rank_policy") == "truncate" ? RankPolicy::truncate
-                                                                 : RankPolicy::fail) {}
+                                                                 : RankPolicy::fail),
+      linear_solver_(this->params().choice("linear_solver")) {
+  if (linear_solver_ == "sparse" && policy_ == RankPolicy::truncate)
+    throw InputError("linear_solver = sparse supports rank_policy = fail only (valid: "
+                     "linear_solver = dense or auto with rank_policy = truncate)");
+}
+
+bool SchurKktMethod::uses_dense_matrices(const Problem& problem) const {
+  if (linear_solver_ == "dense") return true;
+  if (linear_solver_ == "sparse") {
+    if (!problem.has_sparse_evaluation())
+      throw NumericalFailure(RunStatus::unsupported,
+                             "linear_solver = sparse: problem '" + problem.info().id +
+                                 "' has no sparse evaluation (use dense or auto)");
+    return false;
+  }
+  // Measured: the sparse path is faster from the smallest linkage on (crank_rocker, nq = 9),
+  // so auto takes it wherever it applies (docs/performance.md).
+  return !(problem.has_sparse_evaluation() && policy_ == RankPolicy::fail);
+}
+
+void SchurKktMethod::bind_solver() {
+  if (dense_matrices())
+    solver_.bind(n_, m_);
+  else
+    sparse_.bind(*problem_);
+}
+
+void SchurKktMethod::jacobian_times(CVecRef v, VecRef out) const {
+  if (dense_matrices())
+    AccelerationMethod::jacobian_times(v, out);
+  else
+    sparse_.jacobian_times(v, out);
+}
 
 void SchurKktMethod::solve_accelerations(double t) {
+  if (!dense_matrices()) {
+    stats().add("factorizations");
+    if (!sparse_.solve(Q_, gamma_, pivot_tol_, qdd_, lambda_)) {
+      std::ostringstream msg;
+      msg << "sparse KKT factorization of [M Jᵀ; J 0] broke down at t = " << t
+          << " (pivot ratio of J M⁻¹Jᵀ " << sparse_.last_pivot_ratio() << " < " << pivot_tol_
+          << "): J has lost row rank or M is not positive definite";
+      throw NumericalFailure(RunStatus::singular, msg.str());
+    }
+    return;
+  }
   stats().add("factorizations", 2);
   unique_ = solver_.solve(M_, J_, Q_, gamma_, pivot_tol_, policy_, t, qdd_, lambda_);
   if (!unique_) stats().add("rank_drops");

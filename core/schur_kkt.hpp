@@ -8,12 +8,14 @@
 
 #include "core/acceleration_method.hpp"
 #include "core/params.hpp"
+#include "core/sparse_kkt.hpp"
 #include "core/types.hpp"
 
 namespace cmb {
 
-// The `pivot_tol` and `rank_policy` parameters of the methods that use this solver.
+// The `pivot_tol`, `rank_policy` and `linear_solver` parameters of the methods that use it.
 std::vector<ParamSpec> schur_param_specs();
+
 
 // What to do when J M⁻¹Jᵀ has pivots below pivot_tol: stop with `singular` (the honest default
 // for a method that assumes full row rank), or drop those pivots (minimum-norm-like λ, flagged
@@ -43,20 +45,26 @@ class SchurKktSolver {
   double last_pivot_ratio_ = 1.0;
 };
 
-// index1 and baumgarte: the Schur-complement solve, with or without Baumgarte terms in γ.
+// index1, baumgarte and projection: the Schur-complement solve (dense) or the sparse LDLᵀ of
+// the whole KKT matrix (core/sparse_kkt.hpp), with or without Baumgarte terms in γ.
 class SchurKktMethod : public AccelerationMethod {
  public:
   SchurKktMethod(Params params, BaumgarteGains gains);
   bool multipliers_unique() const override { return unique_; }
 
  protected:
-  void bind_solver() override { solver_.bind(n_, m_); }
+  bool uses_dense_matrices(const Problem& problem) const override;
+  bool evaluate_sparse_matrices(double t) override { return sparse_.evaluate(t, q_); }
+  void jacobian_times(CVecRef v, VecRef out) const override;
+  void bind_solver() override;
   void solve_accelerations(double t) override;
 
  private:
   SchurKktSolver solver_;
+  SparseKktSolver sparse_;
   double pivot_tol_;
   RankPolicy policy_;
+  std::string linear_solver_;
   bool unique_ = true;
 };
 

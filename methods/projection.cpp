@@ -48,6 +48,8 @@ class Projection : public SchurKktMethod {
   void bind_solver() override {
     SchurKktMethod::bind_solver();
     llt_W_ = Eigen::LLT<Mat>(n_);
+    // Its own copy of M for the metric: on the sparse path the RHS keeps no dense M.
+    W_.setZero(mass_metric_ ? n_ : 0, mass_metric_ ? n_ : 0);
     Phi_.setZero(mh_);
     Jp_.setZero(m_, n_);
     WJt_.setZero(n_, m_);
@@ -64,8 +66,8 @@ class Projection : public SchurKktMethod {
     auto WJt = WJt_.leftCols(rows);
     WJt = J.transpose();
     if (mass_metric_) {
-      problem_->mass_matrix(t, q, M_);
-      llt_W_.compute(M_);
+      problem_->mass_matrix(t, q, W_);
+      llt_W_.compute(W_);
       for (Eigen::Index j = 0; j < rows; ++j) llt_W_.solveInPlace(WJt.col(j));
     }
     G_.topLeftCorner(rows, rows).noalias() = J.lazyProduct(WJt);
@@ -121,7 +123,7 @@ class Projection : public SchurKktMethod {
   int max_iterations_;
   Eigen::LLT<Mat> llt_W_;
   Eigen::LDLT<Mat> ldlt_G_;
-  Mat Jp_, WJt_, G_;
+  Mat W_, Jp_, WJt_, G_;
   Vec Phi_, nu_, mu_, dq_;
 };
 

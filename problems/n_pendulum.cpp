@@ -44,9 +44,13 @@ class NPendulum : public ProblemBase {
     }
     v.setZero();
   }
-  void mass_matrix(double, CVecRef, MatRef M) const override {
-    M.setZero();
-    M.diagonal().setConstant(mass_);
+  void mass_matrix(double t, CVecRef q, MatRef M) const override {
+    DenseMatrixSink sink(M);
+    mass_matrix_entries(t, q, sink);
+  }
+  bool has_sparse_evaluation() const override { return true; }
+  void mass_matrix_entries(double, CVecRef, SparseSink& sink) const override {
+    for (int i = 0; i < 2 * n_; ++i) sink.add(i, i, mass_);
   }
   void forces(double, CVecRef, CVecRef, VecRef Q) const override {
     for (int k = 0; k < n_; ++k) Q.segment<2>(2 * k) << 0.0, -mass_ * kG;
@@ -54,12 +58,20 @@ class NPendulum : public ProblemBase {
   void constraints(double, CVecRef q, VecRef Phi) const override {
     for (int k = 0; k < n_; ++k) Phi(k) = link(q, k).squaredNorm() - length_ * length_;
   }
-  void jacobian(double, CVecRef q, MatRef J) const override {
-    J.setZero();
+  void jacobian(double t, CVecRef q, MatRef J) const override {
+    DenseMatrixSink sink(J);
+    jacobian_entries(t, q, sink);
+  }
+  // Row k: ∂|p_k − p_{k−1}|²/∂q, 2d on mass k and −2d on mass k − 1.
+  void jacobian_entries(double, CVecRef q, SparseSink& sink) const override {
     for (int k = 0; k < n_; ++k) {
       const Eigen::Vector2d d = 2.0 * link(q, k);
-      J.block<1, 2>(k, 2 * k) = d.transpose();
-      if (k > 0) J.block<1, 2>(k, 2 * k - 2) = -d.transpose();
+      sink.add(k, 2 * k, d.x());
+      sink.add(k, 2 * k + 1, d.y());
+      if (k > 0) {
+        sink.add(k, 2 * k - 2, -d.x());
+        sink.add(k, 2 * k - 1, -d.y());
+      }
     }
   }
   void acceleration_rhs(double, CVecRef, CVecRef v, VecRef gamma) const override {

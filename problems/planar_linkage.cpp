@@ -69,12 +69,17 @@ Eigen::Vector2d PlanarLinkage::point_velocity(CVecRef q, CVecRef v, int body,
   return v.segment<2>(3 * body) + rotation_derivative(q(3 * body + 2)) * s * v(3 * body + 2);
 }
 
-void PlanarLinkage::mass_matrix(double, CVecRef, MatRef M) const {
-  M.setZero();
+void PlanarLinkage::mass_matrix(double t, CVecRef q, MatRef M) const {
+  DenseMatrixSink sink(M);
+  mass_matrix_entries(t, q, sink);
+}
+
+void PlanarLinkage::mass_matrix_entries(double, CVecRef, SparseSink& sink) const {
   for (std::size_t i = 0; i < bodies_.size(); ++i) {
-    M(3 * i, 3 * i) = bodies_[i].mass;
-    M(3 * i + 1, 3 * i + 1) = bodies_[i].mass;
-    M(3 * i + 2, 3 * i + 2) = bodies_[i].inertia;
+    const int k = static_cast<int>(3 * i);
+    sink.add(k, k, bodies_[i].mass);
+    sink.add(k + 1, k + 1, bodies_[i].mass);
+    sink.add(k + 2, k + 2, bodies_[i].inertia);
   }
 }
 
@@ -107,12 +112,21 @@ void PlanarLinkage::constraints(double, CVecRef q, VecRef Phi) const {
   }
 }
 
-void PlanarLinkage::jacobian(double, CVecRef q, MatRef J) const {
-  J.setZero();
+void PlanarLinkage::jacobian(double t, CVecRef q, MatRef J) const {
+  DenseMatrixSink sink(J);
+  jacobian_entries(t, q, sink);
+}
+
+// Pin rows: ∂(r_a + A(θ_a)s_a − r_b − A(θ_b)s_b)/∂q; slider rows: ∂y and ∂θ. The same entries
+// in the same order at every call (the pattern), zeros included.
+void PlanarLinkage::jacobian_entries(double, CVecRef q, SparseSink& sink) const {
   int row = 0;
   auto add_body = [&](int body, const Eigen::Vector2d& s, double sign) {
-    J.block<2, 2>(row, 3 * body) += sign * Eigen::Matrix2d::Identity();
-    J.block<2, 1>(row, 3 * body + 2) += sign * rotation_derivative(q(3 * body + 2)) * s;
+    const Eigen::Vector2d dtheta = sign * rotation_derivative(q(3 * body + 2)) * s;
+    sink.add(row, 3 * body, sign);
+    sink.add(row + 1, 3 * body + 1, sign);
+    sink.add(row, 3 * body + 2, dtheta.x());
+    sink.add(row + 1, 3 * body + 2, dtheta.y());
   };
   for (const auto& pin : pins_) {
     add_body(pin.a, pin.s_a, 1.0);
@@ -120,8 +134,8 @@ void PlanarLinkage::jacobian(double, CVecRef q, MatRef J) const {
     row += 2;
   }
   for (const auto& slider : sliders_) {
-    J(row++, 3 * slider.body + 1) = 1.0;
-    J(row++, 3 * slider.body + 2) = 1.0;
+    sink.add(row++, 3 * slider.body + 1, 1.0);
+    sink.add(row++, 3 * slider.body + 2, 1.0);
   }
 }
 

@@ -50,6 +50,9 @@ class PlanarLinkage : public ProblemBase {
   void acceleration_rhs(double t, CVecRef q, CVecRef v, VecRef gamma) const override;
   bool has_energy() const override { return true; }
   double energy(double t, CVecRef q, CVecRef v) const override;
+  bool has_sparse_evaluation() const override { return true; }
+  void mass_matrix_entries(double t, CVecRef q, SparseSink& sink) const override;
+  void jacobian_entries(double t, CVecRef q, SparseSink& sink) const override;
 
   ReferenceInfo reference_info() const override;
   Mat reference_outputs(const std::vector<double>& times) const override;

@@ -1,0 +1,125 @@
+#include "core/sparse_kkt.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/errors.hpp"
+
+namespace cmb {
+
+// Collects the (row, col) sequence of M's and J's entries as positions in K's upper triangle.
+class SparseKktSolver::Recorder : public SparseSink {
+ public:
+  Recorder(int n, bool jacobian) : n_(n), jacobian_(jacobian) {}
+  void add(int row, int col, double) override {
+    if (jacobian_)
+      positions.emplace_back(col, n_ + row);  // Jᵀ block: (coordinate, n + constraint row)
+    else
+      positions.emplace_back(row <= col ? row : -1, col);  // M: upper triangle only
+  }
+  std::vector<std::pair<int, int>> positions;
+
+ private:
+  int n_;
+  bool jacobian_;
+};
+
+// Adds each value into its slot; the sending order is the one recorded at bind.
+class SparseKktSolver::Writer : public SparseSink {
+ public:
+  Writer(const std::vector<int>& slot, double* values) : slot_(slot), values_(values) {}
+  void add(int, int, double value) override {
+    const int s = next_ < slot_.size() ? slot_[next_] : -1;
+    ++next_;
+    if (s >= 0) values_[s] += value;
+  }
+  std::size_t sent() const { return next_; }
+
+ private:
+  const std::vector<int>& slot_;
+  double* values_;
+  std::size_t next_ = 0;
+};
+
+void SparseKktSolver::bind(const Problem& problem) {
+  problem_ = &problem;
+  const Sizes s = problem.sizes();
+  n_ = s.nq;
+  m_ = s.m();
+  Vec q(n_), v(n_);
+  problem.initial_state(q, v);
+  Recorder mass(n_, false), jac(n_, true);
+  problem.mass_matrix_entries(0.0, q, mass);
+  problem.jacobian_entries(0.0, q, jac);
+  std::vector<Eigen::Triplet<double>> triplets;
+  for (const auto& [r, c] : mass.positions)
+    if (r >= 0) triplets.emplace_back(r, c, 0.0);
+  for (const auto& [r, c] : jac.positions) triplets.emplace_back(r, c, 0.0);
+  for (int i = 0; i < n_ + m_; ++i) triplets.emplace_back(i, i, 0.0);  // every pivot exists
+  K_.resize(n_ + m_, n_ + m_);
+  K_.setFromTriplets(triplets.begin(), triplets.end());
+  K_.makeCompressed();
+  auto position = [this](int row, int col) {
+    const int* begin = K_.innerIndexPtr() + K_.outerIndexPtr()[col];
+    const int* end = K_.innerIndexPtr() + K_.outerIndexPtr()[col + 1];
+    return static_cast<int>(std::lower_bound(begin, end, row) - K_.innerIndexPtr());
+  };
+  slot_.clear();
+  for (const auto& [r, c] : mass.positions) slot_.push_back(r >= 0 ? position(r, c) : -1);
+  for (const auto& [r, c] : jac.positions) slot_.push_back(position(r, c));
+  ldlt_.analyzePattern(K_);
+  rhs_.setZero(n_ + m_);
+  solution_.setZero(n_ + m_);
+}
+
+bool SparseKktSolver::evaluate(double t, CVecRef q) {
+  double* values = K_.valuePtr();
+  std::fill(values, values + K_.nonZeros(), 0.0);
+  Writer writer(slot_, values);
+  problem_->mass_matrix_entries(t, q, writer);
+  problem_->jacobian_entries(t, q, writer);
+  if (writer.sent() != slot_.size())
+    throw NumericalFailure(RunStatus::invalid_input,
+                           "problem '" + problem_->info().id +
+                               "' sent a different number of sparse entries than at bind "
+                               "(its entry pattern must not change)");
+  return Eigen::Map<const Vec>(values, K_.nonZeros()).allFinite();
+}
+
+void SparseKktSolver::jacobian_times(CVecRef v, VecRef out) const {
+  out.setZero();
+  for (int col = n_; col < n_ + m_; ++col)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(K_, col); it; ++it)
+      if (it.row() < n_) out(col - n_) += it.value() * v(it.row());
+}
+
+bool SparseKktSolver::solve(CVecRef Q, CVecRef gamma, double pivot_tol, VecRef qdd,
+                            VecRef lambda) {
+  ldlt_.factorize_in_place(K_);
+  if (ldlt_.info() != Eigen::Success) {
+    last_pivot_ratio_ = 0.0;
+    return false;
+  }
+  // Coordinates first: D's head holds M's pivots (> 0), its tail −(J M⁻¹Jᵀ)'s (< 0).
+  const Vec& d = ldlt_.diagonal();
+  if (d.head(n_).minCoeff() <= 0.0) {
+    last_pivot_ratio_ = 0.0;
+    return false;
+  }
+  if (m_ > 0) {
+    const double largest = d.tail(m_).cwiseAbs().maxCoeff();
+    last_pivot_ratio_ = -d.tail(m_).maxCoeff() / largest;  // smallest |pivot|, sign-checked
+    if (!(last_pivot_ratio_ >= pivot_tol)) return false;
+  }
+  rhs_.head(n_) = Q;
+  rhs_.tail(m_) = gamma;
+  solution_ = rhs_;
+  ldlt_.matrixL().solveInPlace(solution_);
+  solution_.array() /= d.array();
+  ldlt_.matrixU().solveInPlace(solution_);
+  qdd = solution_.head(n_);
+  lambda = solution_.tail(m_);
+  return true;
+}
+
+}  // namespace cmb
