@@ -11,7 +11,7 @@
 // peers). Tuning: for a fixed step h, α = 1/h and β = √2/h (Taylor rule) sits on explicit Euler's
 // stability edge; keep h·ω₀ < 2 (Euler) or ≲ 2.78 (RK4) at ζ = 1. Large gains make the ODE stiff
 // (adaptive steppers then shrink h silently); small gains leave drift in place.
-// pivot_tol (1e-12) as in index1.
+// pivot_tol, rank_policy and linear_solver as in index1.
 // State: x = [q; v].
 // Fails when: J loses row rank → `singular`; gains too large for the step → divergence.
 #include "core/registry.hpp"

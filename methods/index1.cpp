@@ -6,7 +6,10 @@
 // grow like t to t². It calibrates what every other method buys.
 // Solve: range-space Schur complement, M = LLᵀ, (J M⁻¹Jᵀ)λ = J M⁻¹Q − γ (core/schur_kkt.hpp).
 // Source: e.g. Laulusa & Bauchau, J. Comput. Nonlinear Dynam. 3(1) 2008, §2.
-// Parameters: pivot_tol (1e-12) — J M⁻¹Jᵀ counts as singular below this pivot ratio.
+// Parameters: pivot_tol (1e-12) — J M⁻¹Jᵀ counts as singular below this pivot ratio;
+// rank_policy (fail | truncate); linear_solver (auto | dense | sparse) — sparse LDLᵀ of
+// [M Jᵀ; J 0] for problems that send M and J as entries, cost linear in N on chains
+// (core/sparse_kkt.hpp, docs/performance.md); auto picks it wherever it applies.
 // State: x = [q; v].
 // Fails when: J loses row rank (redundant constraints, singular configurations) → `singular`;
 // M not positive definite → `singular`.

@@ -12,7 +12,8 @@
 // one configuration with one set of parameters.
 // Parameters: metric (euclidean | mass, default mass), position_tol (1e-12: max |Φ_i| after the
 // Newton iterations), velocity_tol (1e-12: project velocities when max |ψ_i| exceeds it),
-// max_iterations (20); pivot_tol, rank_policy as in index1.
+// max_iterations (20); pivot_tol, rank_policy, linear_solver as in index1 (the RHS only: the
+// projections after each step stay dense).
 // State: x = [q; v]. Drift-free: every sample satisfies |Φ| ≤ position_tol.
 // Fails when: Newton does not reach position_tol (newton_failed); J loses row rank (singular, as
 // index1; the projections themselves drop vanishing pivots).
