@@ -93,21 +93,35 @@ class AndrewsSqueezer : public ProblemBase {
     v.setZero();
   }
 
-  void mass_matrix(double, CVecRef q, MatRef M) const override {
+  void mass_matrix(double t, CVecRef q, MatRef M) const override {
+    DenseMatrixSink sink(M);
+    mass_matrix_entries(t, q, sink);
+  }
+
+  // M is block diagonal (β, Θ | γ | Φ, δ | Ω, ε) and J has at most 4 entries per row: the sparse
+  // KKT path pays (docs/performance.md).
+  bool has_sparse_evaluation() const override { return true; }
+
+  void mass_matrix_entries(double, CVecRef q, SparseSink& sink) const override {
     const double cth = std::cos(q(kTheta)), sphi = std::sin(q(kPhi)), somg = std::sin(q(kOmega));
-    M.setZero();
-    M(0, 0) = m1 * ra * ra + m2 * (rr * rr - 2 * da * rr * cth + da * da) + i1 + i2;
-    M(1, 0) = M(0, 1) = m2 * (da * da - da * rr * cth) + i2;
-    M(1, 1) = m2 * da * da + i2;
-    M(2, 2) = m3 * (sa * sa + sb * sb) + i3;
-    M(3, 3) = m4 * (e - ea) * (e - ea) + i4;
-    M(4, 3) = M(3, 4) = m4 * ((e - ea) * (e - ea) + zt * (e - ea) * sphi) + i4;
-    M(4, 4) = m4 * (zt * zt + 2 * zt * (e - ea) * sphi + (e - ea) * (e - ea)) +
-              m5 * (ta * ta + tb * tb) + i4 + i5;
-    M(5, 5) = m6 * (zf - fa) * (zf - fa) + i6;
-    M(6, 5) = M(5, 6) = m6 * ((zf - fa) * (zf - fa) - u * (zf - fa) * somg) + i6;
-    M(6, 6) = m6 * ((zf - fa) * (zf - fa) - 2 * u * (zf - fa) * somg + u * u) +
-              m7 * (ua * ua + ub * ub) + i6 + i7;
+    const double m01 = m2 * (da * da - da * rr * cth) + i2;
+    const double m34 = m4 * ((e - ea) * (e - ea) + zt * (e - ea) * sphi) + i4;
+    const double m56 = m6 * ((zf - fa) * (zf - fa) - u * (zf - fa) * somg) + i6;
+    sink.add(0, 0, m1 * ra * ra + m2 * (rr * rr - 2 * da * rr * cth + da * da) + i1 + i2);
+    sink.add(1, 0, m01);
+    sink.add(0, 1, m01);
+    sink.add(1, 1, m2 * da * da + i2);
+    sink.add(2, 2, m3 * (sa * sa + sb * sb) + i3);
+    sink.add(3, 3, m4 * (e - ea) * (e - ea) + i4);
+    sink.add(4, 3, m34);
+    sink.add(3, 4, m34);
+    sink.add(4, 4, m4 * (zt * zt + 2 * zt * (e - ea) * sphi + (e - ea) * (e - ea)) +
+                       m5 * (ta * ta + tb * tb) + i4 + i5);
+    sink.add(5, 5, m6 * (zf - fa) * (zf - fa) + i6);
+    sink.add(6, 5, m56);
+    sink.add(5, 6, m56);
+    sink.add(6, 6, m6 * ((zf - fa) * (zf - fa) - 2 * u * (zf - fa) * somg + u * u) +
+                       m7 * (ua * ua + ub * ub) + i6 + i7);
   }
 
   void forces(double, CVecRef q, CVecRef v, VecRef Q) const override {
@@ -136,14 +150,18 @@ class AndrewsSqueezer : public ProblemBase {
     }
   }
 
-  void jacobian(double, CVecRef q, MatRef J) const override {
-    J.setZero();
+  void jacobian(double t, CVecRef q, MatRef J) const override {
+    DenseMatrixSink sink(J);
+    jacobian_entries(t, q, sink);
+  }
+
+  void jacobian_entries(double, CVecRef q, SparseSink& sink) const override {
     for (int r = 0; r < 6; ++r)
       for (int k = 0; k < kRows[r].count; ++k) {
         const Term& term = kRows[r].terms[k];
         const double ds = slope(term, angle(term, q));
-        J(r, term.i) += ds;
-        if (term.j >= 0) J(r, term.j) += ds;
+        sink.add(r, term.i, ds);
+        if (term.j >= 0) sink.add(r, term.j, ds);
       }
   }
 
