@@ -24,7 +24,9 @@
 // singular-value cutoff; the Schur complement squares J's condition number, so pivots much
 // smaller than this give λ with large relative errors — on Bricard, 1e-12 lets states slightly
 // off the manifold, where J has full rank, produce wrong accelerations),
-// contact_tol (1e-9), qp_tol (1e-12), Baumgarte terms (off by default).
+// contact_tol (1e-9), qp_tol (1e-12), Baumgarte terms (off by default), linear_solver (auto |
+// dense | sparse: the equality fast path as a sparse LDLᵀ of [M Jᵀ; J 0] for problems that send
+// M and J as entries, falling back to the dense SVD path on rank loss).
 // State: x = [q; v]. λ has m entries followed by mu entries for the unilateral rows.
 // Fails when: the QP solver fails (singular, with its termination code); unilateral rows or
 // priorities are combined with softness, or unilateral rows with priorities (unsupported);
@@ -40,6 +42,7 @@
 #include "core/qp.hpp"
 #include "core/registry.hpp"
 #include "core/schur_kkt.hpp"
+#include "core/sparse_kkt.hpp"
 
 namespace cmb {
 namespace {
@@ -52,7 +55,8 @@ class GaussQp : public AccelerationMethod {
         softness_(params.number("softness")),
         rank_tol_(params.number("rank_tol")),
         contact_tol_(params.number("contact_tol")),
-        qp_tol_(params.number("qp_tol")) {}
+        qp_tol_(params.number("qp_tol")),
+        linear_solver_(params.choice("linear_solver")) {}
 
   bool multipliers_unique() const override { return unique_; }
 
@@ -70,17 +74,53 @@ class GaussQp : public AccelerationMethod {
     throw NumericalFailure(RunStatus::unsupported, "gauss_qp: " + why);
   }
 
+  // The sparse KKT path (core/sparse_kkt.hpp) serves the equality fast path when the problem
+  // sends entries, there are no unilateral rows, one priority level and no softness.
+  bool uses_dense_matrices(const Problem& problem) const override {
+    const Sizes s = problem.sizes();
+    bool one_level = true;
+    for (int i = 1; i < s.m(); ++i) one_level = one_level && problem.row_priority(i) == problem.row_priority(0);
+    const bool sparse_possible = problem.has_sparse_evaluation() && s.mu == 0 && !force_qp_ &&
+                                 softness_ == 0.0 && one_level;
+    if (linear_solver_ == "sparse" && !sparse_possible)
+      unsupported("linear_solver = sparse needs a problem with sparse evaluation, no unilateral "
+                  "rows, one priority level, softness 0 and solver auto");
+    return linear_solver_ == "dense" || !sparse_possible;
+  }
+  bool evaluate_sparse_matrices(double t) override { return sparse_.evaluate(t, q_); }
+  void jacobian_times(CVecRef v, VecRef out) const override {
+    if (dense_matrices())
+      AccelerationMethod::jacobian_times(v, out);
+    else
+      sparse_.jacobian_times(v, out);
+  }
+
   void bind_solver() override {
     mu_ = problem_->sizes().mu;
     lambda_.setZero(m_ + mu_);
-    bind_levels();
     if ((mu_ > 0 || force_qp_) && !DenseQp::available())
       unsupported("this build has no QP library (configured with CMB_ALGLIB=OFF)");
-    if (softness_ > 0.0 && (mu_ > 0 || levels_.size() > 1 || force_qp_))
+    if (softness_ > 0.0 && (mu_ > 0 || problem_levels() > 1 || force_qp_))
       unsupported("softness applies to the equality fast path only (no unilateral rows, one "
                   "priority level, solver auto)");
-    if (mu_ > 0 && levels_.size() > 1)
+    if (mu_ > 0 && problem_levels() > 1)
       unsupported("unilateral rows together with priority levels are not supported");
+    if (dense_matrices())
+      bind_dense_workspace();
+    else
+      sparse_.bind(*problem_);  // the dense workspace waits for a first rank loss
+  }
+
+  int problem_levels() const {
+    std::set<int> priorities;
+    for (int i = 0; i < m_; ++i) priorities.insert(problem_->row_priority(i));
+    return static_cast<int>(priorities.size());
+  }
+
+  void bind_dense_workspace() {
+    bind_levels();
+    M_.setZero(n_, n_);
+    J_.setZero(m_, n_);
     schur_.bind(n_, m_);
     llt_ = Eigen::LLT<Mat>(n_);
     a_f_.setZero(n_);
@@ -98,6 +138,7 @@ class GaussQp : public AccelerationMethod {
     d_active_.setZero(mu_);
     lambda_c_.setZero(mu_);
     active_rows_.assign(mu_, 0);
+    dense_workspace_ = true;
   }
 
   void bind_levels() {
@@ -131,6 +172,10 @@ class GaussQp : public AccelerationMethod {
   // either sign and truncating them is unreliable near redundant configurations (Bricard), so
   // the minimizer is then computed by the SVD path (one level of solve_prioritized).
   void solve_fast(double t) {
+    if (!dense_matrices()) {
+      solve_fast_sparse(t);
+      return;
+    }
     const SchurOutcome outcome = schur_.try_solve(M_, J_, Q_, gamma_, rank_tol_, RankPolicy::fail,
                                                   qdd_, lambda_.head(m_), softness_);
     unique_ = outcome == SchurOutcome::full_rank;
@@ -144,6 +189,18 @@ class GaussQp : public AccelerationMethod {
     } else if (outcome == SchurOutcome::mass_not_positive_definite) {
       factor_mass(t);  // throws with the message
     }
+  }
+
+  // Sparse LDLᵀ of [M Jᵀ; J 0]; on rank loss the SVD path, on dense M and J evaluated for the
+  // occasion (its workspace is allocated at the first rank loss: n² memory only if needed).
+  void solve_fast_sparse(double t) {
+    unique_ = sparse_.solve(Q_, gamma_, rank_tol_, qdd_, lambda_.head(m_));
+    if (unique_) return;
+    stats().add("rank_drops");
+    if (!dense_workspace_) bind_dense_workspace();
+    problem_->mass_matrix(t, q_, M_);
+    problem_->jacobian(t, q_, J_);
+    solve_prioritized(t);
   }
 
   void factor_mass(double t) {
@@ -226,6 +283,9 @@ class GaussQp : public AccelerationMethod {
 
   bool force_qp_;
   double softness_, rank_tol_, contact_tol_, qp_tol_;
+  std::string linear_solver_;
+  SparseKktSolver sparse_;
+  bool dense_workspace_ = false;
   int mu_ = 0;
   bool unique_ = true;
   std::vector<Level> levels_;
@@ -258,6 +318,10 @@ CMB_DEFINE_METHOD(gauss_qp) {
   entry.params.push_back(rank_tol);
   entry.params.push_back(cmb::positive_number("contact_tol", 1e-9, "a unilateral row is closed when g and g' are below this"));
   entry.params.push_back(cmb::positive_number("qp_tol", 1e-12, "stopping tolerance of the QP solver"));
+  entry.params.push_back(cmb::choice_param(
+      "linear_solver", {"auto", "dense", "sparse"},
+      "equality fast path: dense Schur complement or sparse LDLᵀ of [M Jᵀ; J 0] (problems with "
+      "sparse evaluation); auto: sparse wherever it applies"));
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::GaussQp>(p); };
   return entry;
 }

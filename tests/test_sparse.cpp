@@ -1,7 +1,8 @@
 // The sparse KKT path (core/sparse_kkt.hpp) against the dense one. The conformance suite already
 // compares it with the dense KKT oracle at random consistent states and counts its allocations
-// (linear_solver = auto takes it on the linkages and n_pendulum); here: whole runs agree, the
-// choice is honoured, and what it cannot do is refused.
+// (linear_solver = auto takes it on the linkages, n_pendulum and andrews_squeezer, for index1,
+// baumgarte, projection and gauss_qp's equality fast path); here: whole runs agree, the choice
+// is honoured, and what it cannot do is refused.
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -40,7 +41,7 @@ Mat outputs_with(const std::string& problem, const nlohmann::json& problem_param
 constexpr double kPathAgreement = 1e-8;
 
 TEST(SparsePath, WholeRunsAgreeWithTheDensePath) {
-  for (const std::string method : {"index1", "baumgarte", "projection"}) {
+  for (const std::string method : {"index1", "baumgarte", "projection", "gauss_qp"}) {
     const Mat dense = outputs_with("n_pendulum", {{"N", 20}}, method, "dense", 0.3);
     const Mat sparse = outputs_with("n_pendulum", {{"N", 20}}, method, "sparse", 0.3);
     ASSERT_EQ(dense.rows(), sparse.rows()) << method;
@@ -66,6 +67,10 @@ TEST(SparsePath, ProblemsWithoutEntriesAreUnsupportedAndTruncationIsRefused) {
                InputError);
   // auto on a problem without entries is the dense path and works.
   EXPECT_NO_THROW(make_method("index1", {})->bind(*pendulum));
+  // gauss_qp: the sparse fast path excludes softness (and unilateral rows, priorities, qp).
+  const auto chain = make_problem("n_pendulum", {{"N", 3}});
+  auto soft = make_method("gauss_qp", {{"linear_solver", "sparse"}, {"softness", 0.1}});
+  EXPECT_THROW(soft->bind(*chain), NumericalFailure);
 }
 
 // Rank loss is reported, not papered over: A02's crank is horizontal (all rockers horizontal: a
