@@ -46,7 +46,7 @@ void rhs_cost(benchmark::State& state, const std::string& problem_id, const nloh
 // The sparse-capable methods go to N = 1000; the dense ones stop where a call takes seconds.
 int largest_n(const std::string& method_id) {
   if (method_id == "index1" || method_id == "baumgarte" || method_id == "projection" ||
-      method_id == "gauss_qp")
+      method_id == "gauss_qp" || method_id == "augmented_lagrangian")
     return 1000;
   return method_id == "svd_null_space" || method_id == "udwadia_kalaba" ? 50 : 200;
 }

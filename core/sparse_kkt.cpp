@@ -70,6 +70,15 @@ void SparseKktSolver::bind(const Problem& problem) {
   ldlt_.analyzePattern(K_);
   rhs_.setZero(n_ + m_);
   solution_.setZero(n_ + m_);
+  multiplier_diagonal_.clear();
+  for (int r = 0; r < m_; ++r) multiplier_diagonal_.push_back(position(n_ + r, n_ + r));
+  jacobian_columns_.assign(n_, {});
+  for (int r = 0; r < m_; ++r)
+    for (int k = K_.outerIndexPtr()[n_ + r]; k < K_.outerIndexPtr()[n_ + r + 1]; ++k)
+      if (K_.innerIndexPtr()[k] < n_) jacobian_columns_[K_.innerIndexPtr()[k]].emplace_back(r, k);
+  row_work_.setZero(n_);
+  touched_.assign(n_, 0);
+  mark_.assign(n_, -1);
 }
 
 bool SparseKktSolver::evaluate(double t, CVecRef q) {
@@ -91,6 +100,69 @@ void SparseKktSolver::jacobian_times(CVecRef v, VecRef out) const {
   for (int col = n_; col < n_ + m_; ++col)
     for (Eigen::SparseMatrix<double>::InnerIterator it(K_, col); it; ++it)
       if (it.row() < n_) out(col - n_) += it.value() * v(it.row());
+}
+
+void SparseKktSolver::jacobian_transpose_times(CVecRef y, VecRef out) const {
+  out.setZero();
+  for (int col = n_; col < n_ + m_; ++col)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(K_, col); it; ++it)
+      if (it.row() < n_) out(it.row()) += it.value() * y(col - n_);
+}
+
+void SparseKktSolver::set_multiplier_diagonal(double value) {
+  for (int s : multiplier_diagonal_) K_.valuePtr()[s] = value;
+}
+
+bool SparseKktSolver::factorize_quasi_definite() {
+  ldlt_.factorize_in_place(K_);
+  if (ldlt_.info() != Eigen::Success) return false;
+  const Vec& d = ldlt_.diagonal();
+  return d.head(n_).minCoeff() > 0.0 && (m_ == 0 || d.tail(m_).maxCoeff() < 0.0);
+}
+
+void SparseKktSolver::solve_in_place(VecRef x) const {
+  ldlt_.matrixL().solveInPlace(x);
+  x.array() /= ldlt_.diagonal().array();
+  ldlt_.matrixU().solveInPlace(x);
+}
+
+double SparseKktSolver::mass_norm_inf() {
+  row_work_.setZero();
+  for (int col = 0; col < n_; ++col)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(K_, col); it; ++it) {
+      row_work_(it.row()) += std::abs(it.value());  // stored: upper triangle, row <= col
+      if (it.row() != col) row_work_(col) += std::abs(it.value());
+    }
+  return n_ > 0 ? row_work_.maxCoeff() : 0.0;
+}
+
+double SparseKktSolver::jtj_norm_inf() {
+  const double* v = K_.valuePtr();
+  double largest = 0.0;
+  int touched_count = 0;
+  row_work_.setZero();
+  std::fill(mark_.begin(), mark_.end(), -1);
+  for (int i = 0; i < n_; ++i) {
+    // Row i of JᵀJ: Σ_r J(r, i) J(r, ·), accumulated densely over the coordinates it touches.
+    for (const auto& [r, at_ri] : jacobian_columns_[i])
+      for (int k = K_.outerIndexPtr()[n_ + r]; k < K_.outerIndexPtr()[n_ + r + 1]; ++k) {
+        const int j = K_.innerIndexPtr()[k];
+        if (j >= n_) continue;
+        if (mark_[j] != i) {
+          mark_[j] = i;
+          touched_[touched_count++] = j;
+        }
+        row_work_(j) += v[at_ri] * v[k];
+      }
+    double sum = 0.0;
+    for (int t = 0; t < touched_count; ++t) {
+      sum += std::abs(row_work_(touched_[t]));
+      row_work_(touched_[t]) = 0.0;
+    }
+    touched_count = 0;
+    largest = std::max(largest, sum);
+  }
+  return largest;
 }
 
 bool SparseKktSolver::solve(CVecRef Q, CVecRef gamma, double pivot_tol, VecRef qdd,

@@ -24,10 +24,25 @@ class SparseKktSolver {
   bool evaluate(double t, CVecRef q);
   // out = J v from the current values.
   void jacobian_times(CVecRef v, VecRef out) const;
+  // out = Jᵀ y from the current values.
+  void jacobian_transpose_times(CVecRef y, VecRef out) const;
   // Solves K [q̈; λ] = [Q; γ]. Returns false when the factorization breaks down or J M⁻¹Jᵀ
   // has a pivot below pivot_tol relative to its largest (J has lost row rank).
   bool solve(CVecRef Q, CVecRef gamma, double pivot_tol, VecRef qdd, VecRef lambda);
   double last_pivot_ratio() const { return last_pivot_ratio_; }
+
+  // For the penalty form (augmented_lagrangian): with −ε on the multiplier diagonal,
+  // K = [M Jᵀ; J −εI] eliminates to (M + JᵀJ/ε) on the coordinates, so solving with right-hand
+  // side [b; 0] gives (M + JᵀJ/ε)⁻¹ b without forming JᵀJ. Call after evaluate().
+  void set_multiplier_diagonal(double value);
+  // Factorizes K as it stands; false unless M's pivots are > 0 and the others < 0.
+  bool factorize_quasi_definite();
+  // x ← K⁻¹ x (x of size n + m) with the current factorization.
+  void solve_in_place(VecRef x) const;
+  // ‖M‖∞ and ‖JᵀJ‖∞ from the current values (JᵀJ is never formed: its rows are accumulated
+  // one at a time in workspace sized at bind).
+  double mass_norm_inf();
+  double jtj_norm_inf();
 
  private:
   class Recorder;
@@ -51,8 +66,12 @@ class SparseKktSolver {
   // Position in K_'s value array of each entry the problem sends, in sending order (−1: lower
   // triangle of M, ignored); M's entries first, then J's (stored as Jᵀ above the diagonal).
   std::vector<int> slot_;
+  std::vector<int> multiplier_diagonal_;  // value positions of K(n + r, n + r)
+  // Per coordinate i, the (constraint row r, value position of J(r, i)) pairs.
+  std::vector<std::vector<std::pair<int, int>>> jacobian_columns_;
   Ldlt ldlt_;
-  Vec rhs_, solution_;
+  Vec rhs_, solution_, row_work_;
+  std::vector<int> touched_, mark_;  // coordinates of the JᵀJ row being accumulated
   double last_pivot_ratio_ = 1.0;
 };
 

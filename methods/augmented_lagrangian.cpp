@@ -18,7 +18,9 @@
 // vehicle get the same conditioning). Too large ill-conditions M + α_p JᵀJ (the accuracy of q̈
 // degrades like ε·cond); too small needs more iterations (each contracts the error of λ by about
 // 1/(α_p σ_min(J M⁻¹Jᵀ))). omega (10 1/s) and xi (1) for the stabilization, tol (1e-12),
-// max_iterations (50).
+// max_iterations (50), linear_solver (auto | dense | sparse: for problems that send M and J as
+// entries, [M Jᵀ; J −I/α_p] is factorized sparsely instead of forming M + α_p JᵀJ; α_p from the
+// same norms, ‖JᵀJ‖∞ accumulated row by row).
 // State: x = [q; v].
 // Fails when: the iteration does not converge within max_iterations (status newton_failed, the
 // nearest status: an iterative solve that failed); M + α_p JᵀJ not positive definite (singular).
@@ -31,6 +33,7 @@
 #include "core/acceleration_method.hpp"
 #include "core/errors.hpp"
 #include "core/registry.hpp"
+#include "core/sparse_kkt.hpp"
 
 namespace cmb {
 namespace {
@@ -46,48 +49,116 @@ class AugmentedLagrangian : public AccelerationMethod {
         alpha_abs_(params.is_set("alpha_p") ? params.number("alpha_p") : 0.0),
         alpha_rel_(params.number("alpha_rel")),
         tol_(params.number("tol")),
-        max_iterations_(static_cast<int>(params.integer("max_iterations"))) {}
+        max_iterations_(static_cast<int>(params.integer("max_iterations"))),
+        linear_solver_(params.choice("linear_solver")) {}
 
   bool multipliers_unique() const override { return false; }
 
  private:
+  // Sparse path: problems that send M and J as entries, linear_solver auto or sparse.
+  bool uses_dense_matrices(const Problem& problem) const override {
+    if (linear_solver_ == "sparse" && !problem.has_sparse_evaluation())
+      throw NumericalFailure(RunStatus::unsupported,
+                             "linear_solver = sparse: problem '" + problem.info().id +
+                                 "' has no sparse evaluation (use dense or auto)");
+    return linear_solver_ == "dense" || !problem.has_sparse_evaluation();
+  }
+  bool evaluate_sparse_matrices(double t) override { return sparse_.evaluate(t, q_); }
+  void jacobian_times(CVecRef v, VecRef out) const override {
+    if (dense_matrices())
+      AccelerationMethod::jacobian_times(v, out);
+    else
+      sparse_.jacobian_times(v, out);
+  }
+
   void bind_solver() override {
-    llt_ = Eigen::LLT<Mat>(n_);
-    A_.setZero(n_, n_);
-    JtJ_.setZero(n_, n_);
+    if (dense_matrices()) {
+      llt_ = Eigen::LLT<Mat>(n_);
+      A_.setZero(n_, n_);
+      JtJ_.setZero(n_, n_);
+    } else {
+      sparse_.bind(*problem_);
+      kkt_work_.setZero(n_ + m_);
+    }
     rhs0_.setZero(n_);
     rhs_.setZero(n_);
     previous_.setZero(n_);
     residual_.setZero(m_);
+    stats().add("stagnations", 0);  // the counter's first use must not allocate inside rhs
   }
 
   void solve_accelerations(double t) override {
+    if (dense_matrices())
+      factor_dense(t);
+    else
+      factor_sparse(t);
+    iterate(t);
+  }
+
+  double penalty(double M_norm, double JtJ_norm) const {
+    return alpha_abs_ > 0.0 || JtJ_norm == 0.0 ? alpha_abs_ : alpha_rel_ * M_norm / JtJ_norm;
+  }
+
+  [[noreturn]] void not_positive_definite(double t) const {
+    std::ostringstream msg;
+    msg << "M + alpha_p·JᵀJ is not positive definite at t = " << t;
+    throw NumericalFailure(RunStatus::singular, msg.str());
+  }
+
+  void factor_dense(double t) {
     JtJ_.noalias() = J_.transpose().lazyProduct(J_);
-    const double JtJ_norm = JtJ_.lpNorm<Eigen::Infinity>();
-    alpha_p_ = alpha_abs_ > 0.0 || JtJ_norm == 0.0
-                   ? alpha_abs_
-                   : alpha_rel_ * M_.lpNorm<Eigen::Infinity>() / JtJ_norm;
+    alpha_p_ = penalty(M_.lpNorm<Eigen::Infinity>(), JtJ_.lpNorm<Eigen::Infinity>());
     stats().note_max("max_alpha_p", alpha_p_);
     A_ = M_;
     A_.noalias() += alpha_p_ * JtJ_;
     llt_.compute(A_);
     stats().add("factorizations");
-    if (llt_.info() != Eigen::Success) {
-      std::ostringstream msg;
-      msg << "M + alpha_p·JᵀJ is not positive definite at t = " << t;
-      throw NumericalFailure(RunStatus::singular, msg.str());
-    }
+    if (llt_.info() != Eigen::Success) not_positive_definite(t);
     rhs0_ = Q_;
     rhs0_.noalias() += alpha_p_ * J_.transpose().lazyProduct(gamma_);  // γ_ is already γ̃
+  }
+
+  // [M Jᵀ; J −I/α_p] eliminates to M + α_p JᵀJ on the coordinates (core/sparse_kkt.hpp).
+  void factor_sparse(double t) {
+    alpha_p_ = penalty(sparse_.mass_norm_inf(), sparse_.jtj_norm_inf());
+    stats().note_max("max_alpha_p", alpha_p_);
+    if (m_ > 0 && alpha_p_ > 0.0) sparse_.set_multiplier_diagonal(-1.0 / alpha_p_);
+    stats().add("factorizations");
+    if (!(m_ == 0 || alpha_p_ > 0.0) || !sparse_.factorize_quasi_definite())
+      not_positive_definite(t);
+    sparse_.jacobian_transpose_times(gamma_, rhs0_);
+    rhs0_ *= alpha_p_;
+    rhs0_ += Q_;
+  }
+
+  // (M + α_p JᵀJ)⁻¹ rhs_ into qdd_.
+  void solve_penalized() {
+    if (dense_matrices()) {
+      qdd_ = llt_.solve(rhs_);
+      return;
+    }
+    kkt_work_.head(n_) = rhs_;
+    kkt_work_.tail(m_).setZero();
+    sparse_.solve_in_place(kkt_work_);
+    qdd_ = kkt_work_.head(n_);
+  }
+
+  void iterate(double t) {
     // λ_ keeps the previous call's multipliers: a warm start that usually saves iterations.
     double last_change = std::numeric_limits<double>::infinity();
     for (int k = 1; k <= max_iterations_; ++k) {
       stats().add("iterations");
       previous_ = qdd_;
-      rhs_ = rhs0_;
-      rhs_.noalias() -= J_.transpose().lazyProduct(lambda_);
-      qdd_ = llt_.solve(rhs_);
-      residual_.noalias() = J_.lazyProduct(qdd_) - gamma_;
+      if (dense_matrices()) {
+        rhs_ = rhs0_;
+        rhs_.noalias() -= J_.transpose().lazyProduct(lambda_);
+      } else {
+        sparse_.jacobian_transpose_times(lambda_, rhs_);
+        rhs_ = rhs0_ - rhs_;
+      }
+      solve_penalized();
+      jacobian_times(qdd_, residual_);
+      residual_ -= gamma_;
       lambda_.noalias() += alpha_p_ * residual_;
       const double change = (qdd_ - previous_).lpNorm<Eigen::Infinity>();
       const double scale = 1.0 + qdd_.lpNorm<Eigen::Infinity>();
@@ -108,9 +179,11 @@ class AugmentedLagrangian : public AccelerationMethod {
 
   double alpha_abs_, alpha_rel_, alpha_p_ = 0.0, tol_;
   int max_iterations_;
+  std::string linear_solver_;
   Eigen::LLT<Mat> llt_;
+  SparseKktSolver sparse_;
   Mat A_, JtJ_;
-  Vec rhs0_, rhs_, previous_, residual_;
+  Vec rhs0_, rhs_, previous_, residual_, kkt_work_;
 };
 
 }  // namespace
@@ -132,6 +205,10 @@ CMB_DEFINE_METHOD(augmented_lagrangian) {
       cmb::nonnegative_number("xi", 1.0, "damping ratio of the constraint stabilization"),
       tol,
       cmb::integer_param("max_iterations", 50, 1, 10000, "iteration limit per RHS call"),
+      cmb::choice_param("linear_solver", {"auto", "dense", "sparse"},
+                        "penalized solve: dense Cholesky of M + α_p JᵀJ, or sparse LDLᵀ of "
+                        "[M Jᵀ; J −I/α_p] (problems with sparse evaluation); auto: sparse "
+                        "wherever it applies"),
   };
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::AugmentedLagrangian>(p); };
   return entry;

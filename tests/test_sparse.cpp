@@ -41,7 +41,8 @@ Mat outputs_with(const std::string& problem, const nlohmann::json& problem_param
 constexpr double kPathAgreement = 1e-8;
 
 TEST(SparsePath, WholeRunsAgreeWithTheDensePath) {
-  for (const std::string method : {"index1", "baumgarte", "projection", "gauss_qp"}) {
+  for (const std::string method :
+       {"index1", "baumgarte", "projection", "gauss_qp", "augmented_lagrangian"}) {
     const Mat dense = outputs_with("n_pendulum", {{"N", 20}}, method, "dense", 0.3);
     const Mat sparse = outputs_with("n_pendulum", {{"N", 20}}, method, "sparse", 0.3);
     ASSERT_EQ(dense.rows(), sparse.rows()) << method;
