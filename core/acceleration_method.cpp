@@ -63,7 +63,27 @@ void AccelerationMethod::bind(const Problem& problem) {
   Phi_.setZero(mh_);
   nu_.setZero(m_);
   psi_.setZero(m_);
+  if (!dense_) sparse_.bind(problem);
   bind_solver();
+}
+
+bool AccelerationMethod::choose_dense(const Problem& problem, const std::string& linear_solver,
+                                      bool sparse_applicable, const std::string& why) const {
+  const bool possible = problem.has_sparse_evaluation() && sparse_applicable;
+  if (linear_solver == "sparse" && !possible)
+    throw NumericalFailure(RunStatus::unsupported,
+                           "linear_solver = sparse on problem '" + problem.info().id + "': " +
+                               (problem.has_sparse_evaluation() ? why
+                                                                : "it has no sparse evaluation") +
+                               " (use dense or auto)");
+  return linear_solver == "dense" || !possible;
+}
+
+void AccelerationMethod::jacobian_times(CVecRef v, VecRef out) const {
+  if (dense_)
+    out.noalias() = J_ * v;
+  else
+    sparse_.jacobian_times(v, out);
 }
 
 void AccelerationMethod::pack(double, CVecRef q, CVecRef v, VecRef x) {
@@ -100,7 +120,7 @@ void AccelerationMethod::rhs(CVecRef x, VecRef dxdt, double t) {
     problem_->jacobian(t, q_, J_);
     finite = finite && M_.allFinite() && J_.allFinite();
   } else {
-    finite = evaluate_sparse_matrices(t) && finite;
+    finite = sparse_.evaluate(t, q_) && finite;
   }
   require_finite(finite, "the problem's M, Q, J or gamma", t);
   if (gains_.alpha != 0.0 || gains_.beta != 0.0) add_baumgarte_terms(t, q_, v_);

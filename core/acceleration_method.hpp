@@ -7,6 +7,7 @@
 
 #include "core/method.hpp"
 #include "core/params.hpp"
+#include "core/sparse_kkt.hpp"
 
 namespace cmb {
 
@@ -43,18 +44,23 @@ class AccelerationMethod : public Method {
  protected:
   // Methods that handle unilateral rows override this; the others refuse such problems.
   virtual bool accepts_unilateral_rows() const { return false; }
-  // False when the solver evaluates M and J itself (sparse path): M_ and J_ then stay empty.
+  // False for the sparse path: M and J then live in sparse_ (bound before bind_solver) and M_,
+  // J_ stay empty. Methods with a linear_solver parameter decide through choose_dense().
   virtual bool uses_dense_matrices(const Problem& problem) const { return true; }
-  // Sparse path only: evaluate the solver's own M and J at (t, q); false if not finite.
-  virtual bool evaluate_sparse_matrices(double t) { return true; }
-  // out = J v (Baumgarte terms); the sparse path overrides it.
-  virtual void jacobian_times(CVecRef v, VecRef out) const { out.noalias() = J_ * v; }
+  // linear_solver = auto | dense | sparse, given whether this method can take the sparse path
+  // on `problem` (sparse_applicable, beyond the problem sending entries); `sparse` where it
+  // cannot is `unsupported`, with `why`.
+  bool choose_dense(const Problem& problem, const std::string& linear_solver,
+                    bool sparse_applicable, const std::string& why) const;
+  // out = J v from whichever path is active.
+  void jacobian_times(CVecRef v, VecRef out) const;
   // Sizes the solver's own workspace; M_, J_ etc. are already sized.
   virtual void bind_solver() {}
   // From M_, Q_, J_ and gamma_ (stabilized), fill qdd_ and lambda_. t is for messages.
   virtual void solve_accelerations(double t) = 0;
 
   bool dense_matrices() const { return dense_; }
+  SparseKktSolver sparse_;
 
   const Problem* problem_ = nullptr;
   int n_ = 0;

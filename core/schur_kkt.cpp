@@ -105,31 +105,14 @@ SchurKktMethod::SchurKktMethod(Params params, BaumgarteGains gains)
 }
 
 bool SchurKktMethod::uses_dense_matrices(const Problem& problem) const {
-  if (linear_solver_ == "dense") return true;
-  if (linear_solver_ == "sparse") {
-    if (!problem.has_sparse_evaluation())
-      throw NumericalFailure(RunStatus::unsupported,
-                             "linear_solver = sparse: problem '" + problem.info().id +
-                                 "' has no sparse evaluation (use dense or auto)");
-    return false;
-  }
   // Measured: the sparse path is faster from the smallest linkage on (crank_rocker, nq = 9),
   // so auto takes it wherever it applies (docs/performance.md).
-  return !(problem.has_sparse_evaluation() && policy_ == RankPolicy::fail);
+  return choose_dense(problem, linear_solver_, policy_ == RankPolicy::fail,
+                      "rank_policy = truncate needs the dense path");
 }
 
 void SchurKktMethod::bind_solver() {
-  if (dense_matrices())
-    solver_.bind(n_, m_);
-  else
-    sparse_.bind(*problem_);
-}
-
-void SchurKktMethod::jacobian_times(CVecRef v, VecRef out) const {
-  if (dense_matrices())
-    AccelerationMethod::jacobian_times(v, out);
-  else
-    sparse_.jacobian_times(v, out);
+  if (dense_matrices()) solver_.bind(n_, m_);
 }
 
 void SchurKktMethod::solve_accelerations(double t) {

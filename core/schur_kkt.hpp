@@ -8,7 +8,6 @@
 
 #include "core/acceleration_method.hpp"
 #include "core/params.hpp"
-#include "core/sparse_kkt.hpp"
 #include "core/types.hpp"
 
 namespace cmb {
@@ -54,14 +53,11 @@ class SchurKktMethod : public AccelerationMethod {
 
  protected:
   bool uses_dense_matrices(const Problem& problem) const override;
-  bool evaluate_sparse_matrices(double t) override { return sparse_.evaluate(t, q_); }
-  void jacobian_times(CVecRef v, VecRef out) const override;
   void bind_solver() override;
   void solve_accelerations(double t) override;
 
  private:
   SchurKktSolver solver_;
-  SparseKktSolver sparse_;
   double pivot_tol_;
   RankPolicy policy_;
   std::string linear_solver_;

@@ -33,7 +33,6 @@
 #include "core/acceleration_method.hpp"
 #include "core/errors.hpp"
 #include "core/registry.hpp"
-#include "core/sparse_kkt.hpp"
 
 namespace cmb {
 namespace {
@@ -57,18 +56,7 @@ class AugmentedLagrangian : public AccelerationMethod {
  private:
   // Sparse path: problems that send M and J as entries, linear_solver auto or sparse.
   bool uses_dense_matrices(const Problem& problem) const override {
-    if (linear_solver_ == "sparse" && !problem.has_sparse_evaluation())
-      throw NumericalFailure(RunStatus::unsupported,
-                             "linear_solver = sparse: problem '" + problem.info().id +
-                                 "' has no sparse evaluation (use dense or auto)");
-    return linear_solver_ == "dense" || !problem.has_sparse_evaluation();
-  }
-  bool evaluate_sparse_matrices(double t) override { return sparse_.evaluate(t, q_); }
-  void jacobian_times(CVecRef v, VecRef out) const override {
-    if (dense_matrices())
-      AccelerationMethod::jacobian_times(v, out);
-    else
-      sparse_.jacobian_times(v, out);
+    return choose_dense(problem, linear_solver_, true, "");
   }
 
   void bind_solver() override {
@@ -77,7 +65,6 @@ class AugmentedLagrangian : public AccelerationMethod {
       A_.setZero(n_, n_);
       JtJ_.setZero(n_, n_);
     } else {
-      sparse_.bind(*problem_);
       kkt_work_.setZero(n_ + m_);
     }
     rhs0_.setZero(n_);
@@ -181,7 +168,6 @@ class AugmentedLagrangian : public AccelerationMethod {
   int max_iterations_;
   std::string linear_solver_;
   Eigen::LLT<Mat> llt_;
-  SparseKktSolver sparse_;
   Mat A_, JtJ_;
   Vec rhs0_, rhs_, previous_, residual_, kkt_work_;
 };

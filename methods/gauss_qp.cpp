@@ -42,7 +42,6 @@
 #include "core/qp.hpp"
 #include "core/registry.hpp"
 #include "core/schur_kkt.hpp"
-#include "core/sparse_kkt.hpp"
 
 namespace cmb {
 namespace {
@@ -80,19 +79,10 @@ class GaussQp : public AccelerationMethod {
     const Sizes s = problem.sizes();
     bool one_level = true;
     for (int i = 1; i < s.m(); ++i) one_level = one_level && problem.row_priority(i) == problem.row_priority(0);
-    const bool sparse_possible = problem.has_sparse_evaluation() && s.mu == 0 && !force_qp_ &&
-                                 softness_ == 0.0 && one_level;
-    if (linear_solver_ == "sparse" && !sparse_possible)
-      unsupported("linear_solver = sparse needs a problem with sparse evaluation, no unilateral "
-                  "rows, one priority level, softness 0 and solver auto");
-    return linear_solver_ == "dense" || !sparse_possible;
-  }
-  bool evaluate_sparse_matrices(double t) override { return sparse_.evaluate(t, q_); }
-  void jacobian_times(CVecRef v, VecRef out) const override {
-    if (dense_matrices())
-      AccelerationMethod::jacobian_times(v, out);
-    else
-      sparse_.jacobian_times(v, out);
+    return choose_dense(problem, linear_solver_,
+                        s.mu == 0 && !force_qp_ && softness_ == 0.0 && one_level,
+                        "the sparse path needs no unilateral rows, one priority level, softness 0 "
+                        "and solver auto");
   }
 
   void bind_solver() override {
@@ -105,10 +95,7 @@ class GaussQp : public AccelerationMethod {
                   "priority level, solver auto)");
     if (mu_ > 0 && problem_levels() > 1)
       unsupported("unilateral rows together with priority levels are not supported");
-    if (dense_matrices())
-      bind_dense_workspace();
-    else
-      sparse_.bind(*problem_);  // the dense workspace waits for a first rank loss
+    if (dense_matrices()) bind_dense_workspace();  // sparse path: waits for a first rank loss
   }
 
   int problem_levels() const {
@@ -284,7 +271,6 @@ class GaussQp : public AccelerationMethod {
   bool force_qp_;
   double softness_, rank_tol_, contact_tol_, qp_tol_;
   std::string linear_solver_;
-  SparseKktSolver sparse_;
   bool dense_workspace_ = false;
   int mu_ = 0;
   bool unique_ = true;
