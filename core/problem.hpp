@@ -61,6 +61,9 @@ class DenseMatrixSink : public SparseSink {
   MatRef matrix_;
 };
 
+// A problem instance serves one run at a time (the harness makes one per run, campaign workers
+// are processes): evaluations may cache values that depend on q only, e.g. trigonometric
+// functions shared by M, Q, J and γ at the same q (andrews_squeezer).
 class Problem {
  public:
   virtual ~Problem() = default;

@@ -21,7 +21,12 @@ std::vector<ParamSpec> schur_param_specs() {
                        "whenever both hold: faster even on the smallest linkage)")};
 }
 
-void SchurKktSolver::bind(int n, int m) {
+void SchurKktSolver::bind(int n, int m, bool generic_only) {
+  small_ = !generic_only && SmallSchurKernel::fits(n, m);
+  if (small_) {
+    small_kernel_.bind(n, m);
+    return;
+  }
   llt_M_ = Eigen::LLT<Mat>(n);
   ldlt_S_ = Eigen::LDLT<Mat>(m);
   Y_.setZero(n, m);
@@ -33,6 +38,9 @@ void SchurKktSolver::bind(int n, int m) {
 SchurOutcome SchurKktSolver::try_solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma,
                                        double pivot_tol, RankPolicy policy, VecRef qdd,
                                        VecRef lambda, double softness) {
+  if (small_)
+    return small_kernel_.solve(M, J, Q, gamma, pivot_tol, policy, qdd, lambda, softness,
+                               last_pivot_ratio_);
   llt_M_.compute(M);
   if (llt_M_.info() != Eigen::Success) return SchurOutcome::mass_not_positive_definite;
   a_f_ = Q;
@@ -54,7 +62,7 @@ SchurOutcome SchurKktSolver::try_solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef 
   const auto d = ldlt_S_.vectorD();
   const double cutoff = pivot_tol * d.cwiseAbs().maxCoeff();
   last_pivot_ratio_ = d.cwiseAbs().minCoeff() / d.cwiseAbs().maxCoeff();
-  const bool full_rank = d.minCoeff() >= cutoff;
+  const bool full_rank = d.cwiseAbs().maxCoeff() > 0.0 && d.minCoeff() >= cutoff;
   const bool indefinite = d.minCoeff() < -cutoff;
   if (!std::isfinite(cutoff) || indefinite || (!full_rank && policy == RankPolicy::fail))
     return SchurOutcome::rank_deficient;
@@ -63,7 +71,8 @@ SchurOutcome SchurKktSolver::try_solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef 
   // λ = S⁺ r through PᵀLDLᵀP, dropping pivots below the cutoff (none when full_rank).
   r_ = ldlt_S_.transpositionsP() * r_;
   ldlt_S_.matrixL().solveInPlace(r_);
-  for (Eigen::Index i = 0; i < r_.size(); ++i) r_(i) = std::abs(d(i)) >= cutoff ? r_(i) / d(i) : 0.0;
+  for (Eigen::Index i = 0; i < r_.size(); ++i)
+    r_(i) = std::abs(d(i)) >= cutoff && d(i) != 0.0 ? r_(i) / d(i) : 0.0;
   ldlt_S_.matrixU().solveInPlace(r_);
   lambda = ldlt_S_.transpositionsP().transpose() * r_;
   // q̈ = a_f − L⁻ᵀ (Y λ)

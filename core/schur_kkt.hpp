@@ -23,19 +23,55 @@ enum class RankPolicy { fail, truncate };
 
 enum class SchurOutcome { full_rank, truncated, rank_deficient, mass_not_positive_definite };
 
+// The same solve written as plain loops over fixed-capacity storage, for n, m ≤ kMaxSize.
+// Eigen's dynamic-size kernels spend more in dispatch than in arithmetic at these sizes (a
+// profile of the pendulum's index1 call put ~75 % of it there). S is factorized by a
+// right-looking LDLᵀ with diagonal pivoting on the updated diagonal (rank-revealing: |L| ≤ 1 on
+// a positive semi-definite S), then treated exactly as the generic path treats its pivots.
+class SmallSchurKernel {
+ public:
+  static constexpr int kMaxSize = 16;
+  static bool fits(int n, int m) { return n <= kMaxSize && m <= kMaxSize; }
+  void bind(int n, int m);
+  SchurOutcome solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, double pivot_tol,
+                     RankPolicy policy, VecRef qdd, VecRef lambda, double softness,
+                     double& pivot_ratio);
+
+ private:
+  static constexpr int kCap = kMaxSize * kMaxSize;
+  bool factor_mass(CMatRef M);
+  void solve_mass_lower(double* x) const;  // x ← L⁻¹x
+  void solve_mass_upper(double* x) const;  // x ← L⁻ᵀx
+  void form_schur(CMatRef J);               // Y_ = L⁻¹Jᵀ, S_ = YᵀY
+  void factor_schur();                      // S ← P(LDLᵀ)Pᵀ in place, pivots in d_
+  void solve_schur(double cutoff);          // r_ ← S⁺ r_ with pivots below cutoff dropped
+
+  int n_ = 0, m_ = 0;
+  double L_[kCap];  // Cholesky factor of M, column-major, leading dimension n_
+  double Y_[kCap];  // L⁻¹Jᵀ, n_ × m_, row-major
+  double S_[kCap];  // J M⁻¹Jᵀ, then its unit lower factor (below the diagonal), m_ × m_
+  double inv_diag_[kMaxSize];  // 1 / L_jj
+  double a_f_[kMaxSize], r_[kMaxSize], d_[kMaxSize], w_[kMaxSize];
+  int swap_with_[kMaxSize];  // step k exchanged rows/columns k and swap_with_[k]
+};
+
 class SchurKktSolver {
  public:
-  void bind(int n, int m);
+  // Small systems take SmallSchurKernel unless generic_only (tests compare the two).
+  void bind(int n, int m, bool generic_only = false);
   // pivot_tol: S counts as singular when min|D_ii| < pivot_tol · max|D_ii| in S = PᵀLDLᵀP.
   // The solve without exceptions (they allocate: callers with a fallback use this one).
   SchurOutcome try_solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, double pivot_tol,
                          RankPolicy policy, VecRef qdd, VecRef lambda, double softness = 0.0);
+  double last_pivot_ratio() const { return last_pivot_ratio_; }
   // Returns false when pivots were truncated (λ then not unique). softness s ≥ 0 adds the
   // MuJoCo-style regularization R = s·diag(J M⁻¹Jᵀ) to the Schur complement (soft constraints).
   bool solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, double pivot_tol, RankPolicy policy,
              double t, VecRef qdd, VecRef lambda, double softness = 0.0);
 
  private:
+  bool small_ = false;
+  SmallSchurKernel small_kernel_;
   Eigen::LLT<Mat> llt_M_;
   Eigen::LDLT<Mat> ldlt_S_;
   Mat Y_;  // L⁻¹ Jᵀ

@@ -1,0 +1,171 @@
+// SmallSchurKernel: the range-space KKT solve of schur_kkt.hpp as plain loops (n, m ≤ 16).
+// Loops are in right-looking / axpy order: at these sizes the cost is the latency of dependent
+// floating-point operations, and dot-product order (one serial sum per entry) measured several
+// times slower than updates that are independent across entries. Divisions become
+// multiplications by stored reciprocals for the same reason.
+// Storage: L_ and S_ column-major (entry (i, j) at [i + j·rows]); Y_ row-major ([i·m + j]) so
+// that a row update touches contiguous memory.
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "core/schur_kkt.hpp"
+
+namespace cmb {
+
+void SmallSchurKernel::bind(int n, int m) {
+  n_ = n;
+  m_ = m;
+  std::fill(std::begin(L_), std::end(L_), 0.0);
+  std::fill(std::begin(Y_), std::end(Y_), 0.0);
+  std::fill(std::begin(S_), std::end(S_), 0.0);
+}
+
+bool SmallSchurKernel::factor_mass(CMatRef M) {
+  const int n = n_;
+  for (int j = 0; j < n; ++j)  // lower triangle of M
+    for (int i = j; i < n; ++i) L_[i + j * n] = M(i, j);
+  for (int k = 0; k < n; ++k) {
+    const double dkk = L_[k + k * n];
+    if (!(dkk > 0.0)) return false;  // also catches NaN
+    const double lkk = std::sqrt(dkk);
+    L_[k + k * n] = lkk;
+    inv_diag_[k] = 1.0 / lkk;
+    for (int i = k + 1; i < n; ++i) L_[i + k * n] *= inv_diag_[k];
+    for (int j = k + 1; j < n; ++j) {
+      const double ljk = L_[j + k * n];
+      for (int i = j; i < n; ++i) L_[i + j * n] -= L_[i + k * n] * ljk;
+    }
+  }
+  return true;
+}
+
+void SmallSchurKernel::solve_mass_lower(double* x) const {
+  const int n = n_;
+  for (int k = 0; k < n; ++k) {
+    const double xk = x[k] * inv_diag_[k];
+    x[k] = xk;
+    for (int i = k + 1; i < n; ++i) x[i] -= L_[i + k * n] * xk;
+  }
+}
+
+void SmallSchurKernel::solve_mass_upper(double* x) const {
+  const int n = n_;
+  for (int k = n - 1; k >= 0; --k) {
+    const double xk = x[k] * inv_diag_[k];
+    x[k] = xk;
+    for (int i = 0; i < k; ++i) x[i] -= L_[k + i * n] * xk;
+  }
+}
+
+void SmallSchurKernel::form_schur(CMatRef J) {
+  const int n = n_, m = m_;
+  // Y = L⁻¹Jᵀ, all m columns at once: row k of Y is final once scaled, then eliminated below.
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) Y_[i * m + j] = J(j, i);
+  for (int k = 0; k < n; ++k) {
+    double* yk = Y_ + k * m;
+    for (int j = 0; j < m; ++j) yk[j] *= inv_diag_[k];
+    for (int i = k + 1; i < n; ++i) {
+      const double lik = L_[i + k * n];
+      double* yi = Y_ + i * m;
+      for (int j = 0; j < m; ++j) yi[j] -= lik * yk[j];
+    }
+  }
+  // S = YᵀY as a sum of the rank-one terms of Y's rows (full square: factor_schur pivots on it).
+  std::fill(S_, S_ + m * m, 0.0);
+  for (int k = 0; k < n; ++k) {
+    const double* yk = Y_ + k * m;
+    for (int j = 0; j < m; ++j)
+      for (int i = 0; i < m; ++i) S_[i + j * m] += yk[i] * yk[j];
+  }
+}
+
+void SmallSchurKernel::factor_schur() {
+  const int m = m_;
+  double* S = S_;
+  for (int k = 0; k < m; ++k) {
+    // Pivot: the largest remaining (updated) diagonal entry.
+    int p = k;
+    for (int i = k + 1; i < m; ++i)
+      if (std::abs(S[i + i * m]) > std::abs(S[p + p * m])) p = i;
+    swap_with_[k] = p;
+    if (p != k) {
+      for (int j = 0; j < m; ++j) std::swap(S[k + j * m], S[p + j * m]);  // rows (incl. L's)
+      for (int i = 0; i < m; ++i) std::swap(S[i + k * m], S[i + p * m]);  // columns
+    }
+    const double dk = S[k + k * m];
+    d_[k] = dk;
+    if (dk == 0.0) {  // nothing left to eliminate with (S semi-definite): column of L is zero
+      for (int i = k + 1; i < m; ++i) S[i + k * m] = 0.0;
+      continue;
+    }
+    // Trailing update S₂₂ ← S₂₂ − s sᵀ/d_k on the full square, then l = s/d_k.
+    const double inv_dk = 1.0 / dk;
+    for (int j = k + 1; j < m; ++j) {
+      const double f = S[j + k * m] * inv_dk;
+      for (int i = k + 1; i < m; ++i) S[i + j * m] -= S[i + k * m] * f;
+    }
+    for (int i = k + 1; i < m; ++i) S[i + k * m] *= inv_dk;
+  }
+}
+
+void SmallSchurKernel::solve_schur(double cutoff) {
+  const int m = m_;
+  for (int k = 0; k < m; ++k) std::swap(r_[k], r_[swap_with_[k]]);
+  for (int k = 0; k < m; ++k)
+    for (int i = k + 1; i < m; ++i) r_[i] -= S_[i + k * m] * r_[k];
+  for (int i = 0; i < m; ++i)
+    r_[i] = (std::abs(d_[i]) >= cutoff && d_[i] != 0.0) ? r_[i] / d_[i] : 0.0;
+  for (int k = m - 1; k >= 0; --k)
+    for (int i = 0; i < k; ++i) r_[i] -= S_[k + i * m] * r_[k];
+  for (int k = m - 1; k >= 0; --k) std::swap(r_[k], r_[swap_with_[k]]);
+}
+
+SchurOutcome SmallSchurKernel::solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma,
+                                     double pivot_tol, RankPolicy policy, VecRef qdd,
+                                     VecRef lambda, double softness, double& pivot_ratio) {
+  const int n = n_, m = m_;
+  if (!factor_mass(M)) return SchurOutcome::mass_not_positive_definite;
+  for (int i = 0; i < n; ++i) a_f_[i] = Q(i);
+  solve_mass_lower(a_f_);
+  solve_mass_upper(a_f_);
+  if (m == 0) {
+    for (int i = 0; i < n; ++i) qdd(i) = a_f_[i];
+    return SchurOutcome::full_rank;
+  }
+  form_schur(J);
+  if (softness > 0.0)
+    for (int i = 0; i < m; ++i) S_[i + i * m] *= 1.0 + softness;
+  factor_schur();
+
+  double max_abs = 0.0, min_abs = INFINITY, min_signed = INFINITY;
+  for (int i = 0; i < m; ++i) {
+    max_abs = std::max(max_abs, std::abs(d_[i]));
+    min_abs = std::min(min_abs, std::abs(d_[i]));
+    min_signed = std::min(min_signed, d_[i]);
+  }
+  const double cutoff = pivot_tol * max_abs;
+  pivot_ratio = min_abs / max_abs;
+  const bool full_rank = max_abs > 0.0 && min_signed >= cutoff;
+  const bool indefinite = min_signed < -cutoff;
+  if (!std::isfinite(cutoff) || indefinite || (!full_rank && policy == RankPolicy::fail))
+    return SchurOutcome::rank_deficient;
+
+  for (int i = 0; i < m; ++i) r_[i] = -gamma(i);  // r = J a_f − γ
+  for (int k = 0; k < n; ++k)
+    for (int i = 0; i < m; ++i) r_[i] += J(i, k) * a_f_[k];
+  solve_schur(cutoff);
+  for (int i = 0; i < m; ++i) lambda(i) = r_[i];
+  for (int i = 0; i < n; ++i) {  // q̈ = a_f − L⁻ᵀ(Y λ)
+    const double* yi = Y_ + i * m;
+    double wi = 0.0;
+    for (int j = 0; j < m; ++j) wi += yi[j] * r_[j];
+    w_[i] = wi;
+  }
+  solve_mass_upper(w_);
+  for (int i = 0; i < n; ++i) qdd(i) = a_f_[i] - w_[i];
+  return full_rank ? SchurOutcome::full_rank : SchurOutcome::truncated;
+}
+
+}  // namespace cmb
