@@ -40,17 +40,18 @@ class SmallSchurKernel {
  private:
   static constexpr int kCap = kMaxSize * kMaxSize;
   bool factor_mass(CMatRef M);
-  void solve_mass_lower(double* x) const;  // x ← L⁻¹x
+  void solve_mass_lower(double* x) const;  // x ← L⁻¹x (L unit lower)
   void solve_mass_upper(double* x) const;  // x ← L⁻ᵀx
-  void form_schur(CMatRef J);               // Y_ = L⁻¹Jᵀ, S_ = YᵀY
+  void solve_mass(double* x) const;        // x ← M⁻¹x
+  void form_schur(CMatRef J);               // Y_ = L⁻¹Jᵀ, S_ = Yᵀ D⁻¹ Y
   void factor_schur();                      // S ← P(LDLᵀ)Pᵀ in place, pivots in d_
   void solve_schur(double cutoff);          // r_ ← S⁺ r_ with pivots below cutoff dropped
 
   int n_ = 0, m_ = 0;
-  double L_[kCap];  // Cholesky factor of M, column-major, leading dimension n_
+  double L_[kCap];  // M = L D Lᵀ: unit lower L below the diagonal, column-major, n_ × n_
   double Y_[kCap];  // L⁻¹Jᵀ, n_ × m_, row-major
   double S_[kCap];  // J M⁻¹Jᵀ, then its unit lower factor (below the diagonal), m_ × m_
-  double inv_diag_[kMaxSize];  // 1 / L_jj
+  double inv_d_[kMaxSize];  // 1 / D_jj
   double a_f_[kMaxSize], r_[kMaxSize], d_[kMaxSize], w_[kMaxSize];
   int swap_with_[kMaxSize];  // step k exchanged rows/columns k and swap_with_[k]
 };

@@ -1,8 +1,9 @@
 // SmallSchurKernel: the range-space KKT solve of schur_kkt.hpp as plain loops (n, m ≤ 16).
 // Loops are in right-looking / axpy order: at these sizes the cost is the latency of dependent
 // floating-point operations, and dot-product order (one serial sum per entry) measured several
-// times slower than updates that are independent across entries. Divisions become
-// multiplications by stored reciprocals for the same reason.
+// times slower than updates that are independent across entries. For the same reason M is
+// factorized without square roots (M = L D Lᵀ) and divisions become multiplications by stored
+// reciprocals.
 // Storage: L_ and S_ column-major (entry (i, j) at [i + j·rows]); Y_ row-major ([i·m + j]) so
 // that a row update touches contiguous memory.
 #include <algorithm>
@@ -25,59 +26,59 @@ bool SmallSchurKernel::factor_mass(CMatRef M) {
   const int n = n_;
   for (int j = 0; j < n; ++j)  // lower triangle of M
     for (int i = j; i < n; ++i) L_[i + j * n] = M(i, j);
+  // Root-free M = L D Lᵀ: a square root per column would lengthen the dependency chain.
   for (int k = 0; k < n; ++k) {
-    const double dkk = L_[k + k * n];
-    if (!(dkk > 0.0)) return false;  // also catches NaN
-    const double lkk = std::sqrt(dkk);
-    L_[k + k * n] = lkk;
-    inv_diag_[k] = 1.0 / lkk;
-    for (int i = k + 1; i < n; ++i) L_[i + k * n] *= inv_diag_[k];
+    const double dk = L_[k + k * n];
+    if (!(dk > 0.0)) return false;  // M not positive definite; also catches NaN
+    inv_d_[k] = 1.0 / dk;
     for (int j = k + 1; j < n; ++j) {
-      const double ljk = L_[j + k * n];
-      for (int i = j; i < n; ++i) L_[i + j * n] -= L_[i + k * n] * ljk;
+      const double f = L_[j + k * n] * inv_d_[k];
+      for (int i = j; i < n; ++i) L_[i + j * n] -= L_[i + k * n] * f;
     }
+    for (int i = k + 1; i < n; ++i) L_[i + k * n] *= inv_d_[k];
   }
   return true;
 }
 
 void SmallSchurKernel::solve_mass_lower(double* x) const {
   const int n = n_;
-  for (int k = 0; k < n; ++k) {
-    const double xk = x[k] * inv_diag_[k];
-    x[k] = xk;
-    for (int i = k + 1; i < n; ++i) x[i] -= L_[i + k * n] * xk;
-  }
+  for (int k = 0; k < n; ++k)
+    for (int i = k + 1; i < n; ++i) x[i] -= L_[i + k * n] * x[k];
 }
 
 void SmallSchurKernel::solve_mass_upper(double* x) const {
   const int n = n_;
-  for (int k = n - 1; k >= 0; --k) {
-    const double xk = x[k] * inv_diag_[k];
-    x[k] = xk;
-    for (int i = 0; i < k; ++i) x[i] -= L_[k + i * n] * xk;
-  }
+  for (int k = n - 1; k >= 0; --k)
+    for (int i = 0; i < k; ++i) x[i] -= L_[k + i * n] * x[k];
+}
+
+void SmallSchurKernel::solve_mass(double* x) const {
+  solve_mass_lower(x);
+  for (int i = 0; i < n_; ++i) x[i] *= inv_d_[i];
+  solve_mass_upper(x);
 }
 
 void SmallSchurKernel::form_schur(CMatRef J) {
   const int n = n_, m = m_;
-  // Y = L⁻¹Jᵀ, all m columns at once: row k of Y is final once scaled, then eliminated below.
+  // Y = L⁻¹Jᵀ, all m columns at once: row k of Y is final when reached, then eliminated below.
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < m; ++j) Y_[i * m + j] = J(j, i);
   for (int k = 0; k < n; ++k) {
-    double* yk = Y_ + k * m;
-    for (int j = 0; j < m; ++j) yk[j] *= inv_diag_[k];
+    const double* yk = Y_ + k * m;
     for (int i = k + 1; i < n; ++i) {
       const double lik = L_[i + k * n];
       double* yi = Y_ + i * m;
       for (int j = 0; j < m; ++j) yi[j] -= lik * yk[j];
     }
   }
-  // S = YᵀY as a sum of the rank-one terms of Y's rows (full square: factor_schur pivots on it).
+  // S = Yᵀ D⁻¹ Y as a sum of the rank-one terms of Y's rows (full square: factor_schur pivots).
   std::fill(S_, S_ + m * m, 0.0);
   for (int k = 0; k < n; ++k) {
     const double* yk = Y_ + k * m;
-    for (int j = 0; j < m; ++j)
-      for (int i = 0; i < m; ++i) S_[i + j * m] += yk[i] * yk[j];
+    for (int j = 0; j < m; ++j) {
+      const double f = yk[j] * inv_d_[k];
+      for (int i = 0; i < m; ++i) S_[i + j * m] += yk[i] * f;
+    }
   }
 }
 
@@ -128,8 +129,7 @@ SchurOutcome SmallSchurKernel::solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef ga
   const int n = n_, m = m_;
   if (!factor_mass(M)) return SchurOutcome::mass_not_positive_definite;
   for (int i = 0; i < n; ++i) a_f_[i] = Q(i);
-  solve_mass_lower(a_f_);
-  solve_mass_upper(a_f_);
+  solve_mass(a_f_);
   if (m == 0) {
     for (int i = 0; i < n; ++i) qdd(i) = a_f_[i];
     return SchurOutcome::full_rank;
@@ -157,11 +157,11 @@ SchurOutcome SmallSchurKernel::solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef ga
     for (int i = 0; i < m; ++i) r_[i] += J(i, k) * a_f_[k];
   solve_schur(cutoff);
   for (int i = 0; i < m; ++i) lambda(i) = r_[i];
-  for (int i = 0; i < n; ++i) {  // q̈ = a_f − L⁻ᵀ(Y λ)
+  for (int i = 0; i < n; ++i) {  // q̈ = a_f − L⁻ᵀD⁻¹(Y λ)
     const double* yi = Y_ + i * m;
     double wi = 0.0;
     for (int j = 0; j < m; ++j) wi += yi[j] * r_[j];
-    w_[i] = wi;
+    w_[i] = wi * inv_d_[i];
   }
   solve_mass_upper(w_);
   for (int i = 0; i < n; ++i) qdd(i) = a_f_[i] - w_[i];
