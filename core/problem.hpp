@@ -61,6 +61,17 @@ class DenseMatrixSink : public SparseSink {
   MatRef matrix_;
 };
 
+// Accumulates out = A x from the entries of A as they are sent (A never stored): J v at O(nnz).
+class ProductSink : public SparseSink {
+ public:
+  ProductSink(CVecRef x, VecRef out) : x_(x), out_(out) { out_.setZero(); }
+  void add(int row, int col, double value) override { out_(row) += value * x_(col); }
+
+ private:
+  Eigen::Ref<const Vec> x_;  // by value: a CVecRef member would outlive its temporary
+  VecRef out_;
+};
+
 // A problem instance serves one run at a time (the harness makes one per run, campaign workers
 // are processes): evaluations may cache values that depend on q only, e.g. trigonometric
 // functions shared by M, Q, J and γ at the same q (andrews_squeezer).

@@ -92,6 +92,7 @@ class SchurKktMethod : public AccelerationMethod {
   bool uses_dense_matrices(const Problem& problem) const override;
   void bind_solver() override;
   void solve_accelerations(double t) override;
+  double pivot_tol() const { return pivot_tol_; }
 
  private:
   SchurKktSolver solver_;

@@ -41,15 +41,16 @@ class SparseKktSolver::Writer : public SparseSink {
   std::size_t next_ = 0;
 };
 
-void SparseKktSolver::bind(const Problem& problem) {
+void SparseKktSolver::bind(const Problem& problem, bool identity_mass) {
   problem_ = &problem;
+  identity_mass_ = identity_mass;
   const Sizes s = problem.sizes();
   n_ = s.nq;
   m_ = s.m();
   Vec q(n_), v(n_);
   problem.initial_state(q, v);
   Recorder mass(n_, false), jac(n_, true);
-  problem.mass_matrix_entries(0.0, q, mass);
+  if (!identity_mass) problem.mass_matrix_entries(0.0, q, mass);
   problem.jacobian_entries(0.0, q, jac);
   std::vector<Eigen::Triplet<double>> triplets;
   for (const auto& [r, c] : mass.positions)
@@ -72,6 +73,8 @@ void SparseKktSolver::bind(const Problem& problem) {
   solution_.setZero(n_ + m_);
   multiplier_diagonal_.clear();
   for (int r = 0; r < m_; ++r) multiplier_diagonal_.push_back(position(n_ + r, n_ + r));
+  coordinate_diagonal_.clear();
+  for (int i = 0; i < n_; ++i) coordinate_diagonal_.push_back(position(i, i));
   jacobian_columns_.assign(n_, {});
   for (int r = 0; r < m_; ++r)
     for (int k = K_.outerIndexPtr()[n_ + r]; k < K_.outerIndexPtr()[n_ + r + 1]; ++k)
@@ -85,7 +88,10 @@ bool SparseKktSolver::evaluate(double t, CVecRef q) {
   double* values = K_.valuePtr();
   std::fill(values, values + K_.nonZeros(), 0.0);
   Writer writer(slot_, values);
-  problem_->mass_matrix_entries(t, q, writer);
+  if (identity_mass_)
+    for (int s : coordinate_diagonal_) values[s] = 1.0;
+  else
+    problem_->mass_matrix_entries(t, q, writer);
   problem_->jacobian_entries(t, q, writer);
   if (writer.sent() != slot_.size())
     throw NumericalFailure(RunStatus::invalid_input,

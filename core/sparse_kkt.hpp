@@ -19,7 +19,8 @@ namespace cmb {
 class SparseKktSolver {
  public:
   // Records the pattern of M and J and analyses K. The problem must have sparse evaluation.
-  void bind(const Problem& problem);
+  // identity_mass: the coordinate block is I instead of M (Euclidean projections).
+  void bind(const Problem& problem, bool identity_mass = false);
   // Fills K's values at (t, q); false if any value is not finite.
   bool evaluate(double t, CVecRef q);
   // out = J v from the current values.
@@ -50,6 +51,8 @@ class SparseKktSolver {
 
   const Problem* problem_ = nullptr;
   int n_ = 0, m_ = 0;
+  bool identity_mass_ = false;
+  std::vector<int> coordinate_diagonal_;  // value positions of K(i, i), i < n
   Eigen::SparseMatrix<double> K_;
   // Eigen's factorize() copies its input into a temporary (an allocation per call); with the
   // upper triangle in natural order that copy is an identity, so the factorization runs on K_.

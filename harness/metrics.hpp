@@ -39,7 +39,9 @@ class SampleRecorder {
   Method& method_;
   SampleSeries series_;
   Vec q_, v_, Phi_, nu_, y_, dxdt_;
-  Mat J_;
+  bool sparse_jacobian_ = false;
+  Mat J_;  // dense problems only
+  Vec Jv_;
 };
 
 // Reference outputs at the sample times (rows), or an empty matrix when there is none.

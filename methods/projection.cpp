@@ -12,11 +12,12 @@
 // one configuration with one set of parameters.
 // Parameters: metric (euclidean | mass, default mass), position_tol (1e-12: max |Φ_i| after the
 // Newton iterations), velocity_tol (1e-12: project velocities when max |ψ_i| exceeds it),
-// max_iterations (20); pivot_tol, rank_policy, linear_solver as in index1 (the RHS only: the
-// projections after each step stay dense).
+// max_iterations (20); pivot_tol, rank_policy, linear_solver as in index1. On the sparse path
+// (holonomic problems) the projections solve [W Φ_qᵀ; Φ_q 0][Δ; μ] = [0; r] with the same sparse
+// LDLᵀ (W = M or I), so a step costs O(n) as the RHS does; otherwise they are dense.
 // State: x = [q; v]. Drift-free: every sample satisfies |Φ| ≤ position_tol.
 // Fails when: Newton does not reach position_tol (newton_failed); J loses row rank (singular, as
-// index1; the projections themselves drop vanishing pivots).
+// index1; the dense projections drop vanishing pivots, the sparse ones report singular).
 #include <algorithm>
 #include <sstream>
 
@@ -48,17 +49,37 @@ class Projection : public SchurKktMethod {
  private:
   void bind_solver() override {
     SchurKktMethod::bind_solver();
+    Phi_.setZero(mh_);
+    nu_.setZero(m_);
+    mu_.setZero(m_);
+    dq_.setZero(n_);
+    // Position corrections use the holonomic rows only: the sparse K holds all rows, so
+    // problems with nonholonomic rows project densely.
+    sparse_projection_ = !dense_matrices() && m_ == mh_;
+    if (sparse_projection_) {
+      projector_.bind(*problem_, !mass_metric_);
+      zero_n_.setZero(n_);
+      return;
+    }
     llt_W_ = Eigen::LLT<Mat>(n_);
     // Its own copy of M for the metric: on the sparse path the RHS keeps no dense M.
     W_.setZero(mass_metric_ ? n_ : 0, mass_metric_ ? n_ : 0);
-    Phi_.setZero(mh_);
     Jp_.setZero(m_, n_);
     WJt_.setZero(n_, m_);
     G_.setZero(m_, m_);
     ldlt_G_ = Eigen::LDLT<Mat>(m_);
-    nu_.setZero(m_);
-    mu_.setZero(m_);
-    dq_.setZero(n_);
+  }
+
+  // dq_ = W⁻¹Jᵀ(J W⁻¹Jᵀ)⁻¹ r at (t, q) on the sparse path: [W Jᵀ; J 0][dq; −μ] = [0; r].
+  void sparse_correction(double t, CVecRef q, CVecRef r) {
+    require_finite(projector_.evaluate(t, q), "the problem's M or J", t);
+    if (!projector_.solve(zero_n_, r, pivot_tol(), dq_, mu_)) {
+      std::ostringstream msg;
+      msg << "projection: sparse factorization of [W Jᵀ; J 0] broke down at t = " << t
+          << " (pivot ratio " << projector_.last_pivot_ratio() << " < " << pivot_tol()
+          << "): J has lost row rank";
+      throw NumericalFailure(RunStatus::singular, msg.str());
+    }
   }
 
   // WJt_ = W⁻¹ Jᵀ and G = J W⁻¹ Jᵀ for the first `rows` rows of Jp_.
@@ -93,10 +114,15 @@ class Projection : public SchurKktMethod {
     if (Phi_.lpNorm<Eigen::Infinity>() <= position_tol_) return false;
     for (int k = 0; k < max_iterations_; ++k) {
       stats().add("newton_iterations");
-      problem_->jacobian(t, q, Jp_);
-      factor_metric(t, q, mh_);
-      solve_metric(mh_, Phi_);
-      q.noalias() -= WJt_.leftCols(mh_).lazyProduct(mu_.head(mh_));
+      if (sparse_projection_) {
+        sparse_correction(t, q, Phi_);
+        q -= dq_;
+      } else {
+        problem_->jacobian(t, q, Jp_);
+        factor_metric(t, q, mh_);
+        solve_metric(mh_, Phi_);
+        q.noalias() -= WJt_.leftCols(mh_).lazyProduct(mu_.head(mh_));
+      }
       problem_->constraints(t, q, Phi_);
       if (Phi_.lpNorm<Eigen::Infinity>() <= position_tol_) return true;
     }
@@ -109,8 +135,17 @@ class Projection : public SchurKktMethod {
 
   bool project_velocities(double t, CVecRef q, VecRef v) {
     if (m_ == 0) return false;
-    problem_->jacobian(t, q, Jp_);
     problem_->velocity_rhs(t, q, nu_);
+    if (sparse_projection_) {
+      require_finite(projector_.evaluate(t, q), "the problem's M or J", t);
+      projector_.jacobian_times(v, mu_);
+      nu_ = mu_ - nu_;  // ψ
+      if (nu_.lpNorm<Eigen::Infinity>() <= velocity_tol_) return false;
+      sparse_correction(t, q, nu_);
+      v -= dq_;
+      return true;
+    }
+    problem_->jacobian(t, q, Jp_);
     nu_.noalias() = Jp_.lazyProduct(v) - nu_;  // ψ
     if (nu_.lpNorm<Eigen::Infinity>() <= velocity_tol_) return false;
     factor_metric(t, q, m_);
@@ -122,6 +157,9 @@ class Projection : public SchurKktMethod {
   bool mass_metric_;
   double position_tol_, velocity_tol_;
   int max_iterations_;
+  bool sparse_projection_ = false;
+  SparseKktSolver projector_;  // K with the metric W in the coordinate block
+  Vec zero_n_;
   Eigen::LLT<Mat> llt_W_;
   Eigen::LDLT<Mat> ldlt_G_;
   Mat W_, Jp_, WJt_, G_;

@@ -4,6 +4,7 @@
 // baumgarte, projection and gauss_qp's equality fast path); here: whole runs agree, the choice
 // is honoured, and what it cannot do is refused.
 #include <cmath>
+#include <random>
 
 #include <gtest/gtest.h>
 
@@ -72,6 +73,48 @@ TEST(SparsePath, ProblemsWithoutEntriesAreUnsupportedAndTruncationIsRefused) {
   const auto chain = make_problem("n_pendulum", {{"N", 3}});
   auto soft = make_method("gauss_qp", {{"linear_solver", "sparse"}, {"softness", 0.1}});
   EXPECT_THROW(soft->bind(*chain), NumericalFailure);
+}
+
+// The projections after a step: from a state moved off the manifold (q by ~1e-4, v by ~1e-3),
+// the sparse [W Jᵀ; J 0] corrections and the dense range-space ones run the same Newton
+// iteration, so they land on the same point up to rounding (both stop at |Φ| ≤ 1e-12, reached
+// quadratically from 1e-4 in a few iterations); 1e-10 is far above rounding and far below the
+// 1e-4 a wrong metric, sign or row would leave.
+TEST(SparsePath, ProjectionsAfterAStepMatchTheDenseOnes) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const std::pair<std::string, nlohmann::json> problems[] = {{"n_pendulum", {{"N", 20}}},
+                                                             {"slider_crank", {}}};
+  for (const auto& [problem_id, problem_params] : problems)
+    for (const std::string metric : {"mass", "euclidean"}) {
+      SCOPED_TRACE(problem_id + ", metric " + metric);
+      const auto problem = make_problem(problem_id, problem_params);
+      const Sizes s = problem->sizes();
+      auto dense = make_method("projection", {{"linear_solver", "dense"}, {"metric", metric}});
+      auto sparse = make_method("projection", {{"linear_solver", "sparse"}, {"metric", metric}});
+      dense->bind(*problem);
+      sparse->bind(*problem);
+      Vec q(s.nq), v(s.nq), x(2 * s.nq);
+      problem->initial_state(q, v);
+      for (int i = 0; i < s.nq; ++i) {
+        q(i) += 1e-4 * unit(rng);
+        v(i) += 1e-3 * unit(rng);
+      }
+      dense->pack(0.0, q, v, x);
+      Vec x_dense = x, x_sparse = x;
+      ASSERT_TRUE(dense->post_step(0.0, x_dense));
+      ASSERT_TRUE(sparse->post_step(0.0, x_sparse));
+      EXPECT_LT((x_dense - x_sparse).cwiseAbs().maxCoeff(), 1e-10);
+      EXPECT_GT((x_sparse - x).cwiseAbs().maxCoeff(), 1e-6);  // it did move the state
+      Vec phi(s.mh), psi(s.m()), nu(s.m());
+      Mat J(s.m(), s.nq);
+      const Vec qp = x_sparse.head(s.nq), vp = x_sparse.tail(s.nq);
+      problem->constraints(0.0, qp, phi);
+      EXPECT_LE(phi.cwiseAbs().maxCoeff(), 1e-12);
+      problem->jacobian(0.0, qp, J);
+      problem->velocity_rhs(0.0, qp, nu);
+      EXPECT_LE((J * vp - nu).cwiseAbs().maxCoeff(), 1e-10);
+    }
 }
 
 // Rank loss is reported, not papered over: A02's crank is horizontal (all rockers horizontal: a
