@@ -15,7 +15,6 @@ namespace cmb {
 // The `pivot_tol`, `rank_policy` and `linear_solver` parameters of the methods that use it.
 std::vector<ParamSpec> schur_param_specs();
 
-
 // What to do when J M⁻¹Jᵀ has pivots below pivot_tol: stop with `singular` (the honest default
 // for a method that assumes full row rank), or drop those pivots (minimum-norm-like λ, flagged
 // non-unique) to pass isolated singular configurations such as IFToMM A02's horizontal rockers.
@@ -39,14 +38,31 @@ class SmallSchurKernel {
 
  private:
   static constexpr int kCap = kMaxSize * kMaxSize;
+  // Each step is a template on the sizes: N, Mc > 0 are compile-time (the loops of the smallest
+  // systems unroll: bind picks an instance for n ≤ 4), 0 means n_, m_ at run time.
+  template <int N, int Mc>
+  SchurOutcome solve_sized(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, double pivot_tol,
+                           RankPolicy policy, VecRef qdd, VecRef lambda, double softness,
+                           double& pivot_ratio);
+  template <int N>
   bool factor_mass(CMatRef M);
+  template <int N>
   void solve_mass_lower(double* x) const;  // x ← L⁻¹x (L unit lower)
+  template <int N>
   void solve_mass_upper(double* x) const;  // x ← L⁻ᵀx
-  void solve_mass(double* x) const;        // x ← M⁻¹x
-  void form_schur(CMatRef J);               // Y_ = L⁻¹Jᵀ, S_ = Yᵀ D⁻¹ Y
-  void factor_schur();                      // S ← P(LDLᵀ)Pᵀ in place, pivots in d_
-  void solve_schur(double cutoff);          // r_ ← S⁺ r_ with pivots below cutoff dropped
+  template <int N>
+  void solve_mass(double* x) const;  // x ← M⁻¹x
+  template <int N, int Mc>
+  void form_schur(CMatRef J);  // Y_ = L⁻¹Jᵀ, S_ = Yᵀ D⁻¹ Y
+  template <int Mc>
+  void factor_schur();  // S ← P(LDLᵀ)Pᵀ in place, pivots in d_
+  template <int Mc>
+  void solve_schur(double cutoff);  // r_ ← S⁺ r_, pivots below cutoff dropped
 
+  using SolveFn = SchurOutcome (SmallSchurKernel::*)(CMatRef, CMatRef, CVecRef, CVecRef, double,
+                                                     RankPolicy, VecRef, VecRef, double, double&);
+  static SolveFn sized_instance(int n, int m);
+  SolveFn solve_fn_ = nullptr;
   int n_ = 0, m_ = 0;
   double L_[kCap];  // M = L D Lᵀ: unit lower L below the diagonal, column-major, n_ × n_
   double Y_[kCap];  // L⁻¹Jᵀ, n_ × m_, row-major

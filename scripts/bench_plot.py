@@ -86,7 +86,7 @@ def duration(seconds):
 
 def scaling_figure(scaling, out_dir):
     """Draws the figure, returns (table rows, {(family, method): slope})."""
-    fig, axes, _ = cmbplot.panels(len(scaling), 2, 5.0, 4.0)
+    fig, axes, _ = cmbplot.panels(len(scaling), 2, 5.0, 5.2)
     rows, slopes = [], {}
     for ax, (family, by_method) in zip(axes, sorted(scaling.items())):
         for method, pts in sorted(by_method.items(), key=lambda kv: cmbplot.method_order(kv[0])):
@@ -100,14 +100,15 @@ def scaling_figure(scaling, out_dir):
             rows.append([family, method, f"{pts[0][0]} … {pts[-1][0]}", f"{nq[0]} … {nq[-1]}",
                          duration(cost[0]), duration(cost[-1]), cmbplot.fmt(slope, ".2f")])
         all_nq = sorted({p[1] for pts in by_method.values() for p in pts})
-        lowest = min(p[2] for pts in by_method.values() for p in pts)
-        ax.loglog([all_nq[0], all_nq[-1]], [lowest, lowest * all_nq[-1] / all_nq[0]],
-                  color="0.6", linewidth=0.8, linestyle=":", label="slope 1 (guide)")
+        guide = min(p[2] for pts in by_method.values() for p in pts) / 3  # below the data
+        ax.loglog([all_nq[0], all_nq[-1]], [guide, guide * all_nq[-1] / all_nq[0]],
+                  color="0.5", linewidth=1.0, linestyle=":", label="slope 1 (guide)")
         ax.set_title(family)
         ax.set_xlabel("coordinates nq")
         ax.set_ylabel("CPU time per RHS call [s]")
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize="x-small")
+        ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
+                  frameon=False)
     fig.tight_layout()
     cmbplot.save(fig, out_dir, "bench_scaling")
     return rows, slopes

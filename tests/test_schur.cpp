@@ -3,9 +3,9 @@
 // Tolerances: the systems below have well-conditioned M (eigenvalues in [1, ~10]) and J with
 // singular values O(1)…O(10³), so KKT condition numbers stay below ~1e7 and backward-stable
 // solves agree with the oracle far below the 1e-8 relative bound used (1e-16 · 1e7 = 1e-9).
-#include <random>
-
 #include <gtest/gtest.h>
+
+#include <random>
 
 #include "core/kkt.hpp"
 #include "core/schur_kkt.hpp"
@@ -67,8 +67,10 @@ TEST(SmallSchurKernel, SizesItTakes) {
 
 TEST(SmallSchurKernel, FullRankSystemsMatchTheOracleAndTheGenericPath) {
   std::mt19937 rng(7);
-  const std::pair<int, int> sizes[] = {{1, 0}, {1, 1}, {2, 1}, {3, 2}, {7, 6},
-                                       {9, 8}, {16, 5}, {16, 16}, {12, 3}};
+  // Every compile-time instance (n ≤ 4, 1 ≤ m ≤ n) and run-time sizes up to the limit.
+  const std::pair<int, int> sizes[] = {{1, 0}, {1, 1}, {2, 1},  {2, 2},   {3, 1}, {3, 2},
+                                       {3, 3}, {4, 1}, {4, 2},  {4, 3},   {4, 4}, {5, 5},
+                                       {7, 6}, {9, 8}, {16, 5}, {16, 16}, {12, 3}};
   for (const auto& [n, m] : sizes)
     for (int trial = 0; trial < 5; ++trial) {
       SCOPED_TRACE("n = " + std::to_string(n) + ", m = " + std::to_string(m));
@@ -100,17 +102,17 @@ TEST(SmallSchurKernel, SoftConstraintsMatchTheGenericPath) {
 }
 
 // J with a repeated row (times 2) and γ consistent with it: λ is not unique, q̈ and Jᵀλ are.
-System redundant_system(std::mt19937& rng) {
-  System s = random_system(6, 4, rng);
-  s.J.row(3) = 2.0 * s.J.row(1);
-  s.gamma(3) = 2.0 * s.gamma(1);
+System redundant_system(int n, int m, std::mt19937& rng) {
+  System s = random_system(n, m, rng);
+  s.J.row(m - 1) = 2.0 * s.J.row(0);
+  s.gamma(m - 1) = 2.0 * s.gamma(0);
   return s;
 }
 
 TEST(SmallSchurKernel, RankLossFailsOrTruncatesLikeTheGenericPath) {
   std::mt19937 rng(3);
-  for (int trial = 0; trial < 5; ++trial) {
-    const System s = redundant_system(rng);
+  for (int trial = 0; trial < 6; ++trial) {
+    const System s = trial % 2 ? redundant_system(6, 4, rng) : redundant_system(4, 3, rng);
     EXPECT_EQ(solve(s, false).outcome, SchurOutcome::rank_deficient);
     EXPECT_EQ(solve(s, true).outcome, SchurOutcome::rank_deficient);
     const KktSolution oracle = kkt_oracle(s.M, s.J, s.Q, s.gamma);
