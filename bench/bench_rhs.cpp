@@ -1,5 +1,6 @@
-// Cost of one right-hand-side call, for every method × problem at default sizes and over N for
-// n_four_bar and n_pendulum. Google Benchmark (Debian libbenchmark-dev), built with
+// Cost of one right-hand-side call, for every method × problem at default sizes (rhs/), with
+// linear_solver = dense where auto would take the sparse path (dense/), and over N for
+// n_four_bar and n_pendulum (scaling/). Google Benchmark (Debian libbenchmark-dev), built with
 // -DCMB_BENCH=ON; JSON with --benchmark_out=FILE --benchmark_out_format=json.
 // Benchmarks, not tests: nothing here asserts a time.
 #include <string>
@@ -17,9 +18,9 @@ using namespace cmb;
 // Binds `method` to `problem` (with `params`) and calls rhs at the initial state; a method that
 // refuses the problem is reported as skipped.
 void rhs_cost(benchmark::State& state, const std::string& problem_id, const nlohmann::json& params,
-              const std::string& method_id) {
+              const std::string& method_id, const nlohmann::json& method_params) {
   const auto problem = make_problem(problem_id, params);
-  const auto method = make_method(method_id, {});
+  const auto method = make_method(method_id, method_params);
   try {
     method->bind(*problem);
   } catch (const NumericalFailure& failure) {
@@ -43,11 +44,14 @@ void rhs_cost(benchmark::State& state, const std::string& problem_id, const nloh
   state.counters["nq"] = s.nq;
 }
 
+bool has_linear_solver_choice(const std::string& method_id) {
+  return method_id == "index1" || method_id == "baumgarte" || method_id == "projection" ||
+         method_id == "gauss_qp" || method_id == "augmented_lagrangian";
+}
+
 // The sparse-capable methods go to N = 1000; the dense ones stop where a call takes seconds.
 int largest_n(const std::string& method_id) {
-  if (method_id == "index1" || method_id == "baumgarte" || method_id == "projection" ||
-      method_id == "gauss_qp" || method_id == "augmented_lagrangian")
-    return 1000;
+  if (has_linear_solver_choice(method_id)) return 1000;
   return method_id == "svd_null_space" || method_id == "udwadia_kalaba" ? 50 : 200;
 }
 
@@ -55,13 +59,20 @@ void register_all() {
   for (const auto& m : method_registry()) {
     for (const auto& p : problem_registry())
       benchmark::RegisterBenchmark(("rhs/" + p.id + "/" + m.id).c_str(), rhs_cost, p.id,
-                                   nlohmann::json::object(), m.id);
+                                   nlohmann::json::object(), m.id, nlohmann::json::object());
+    // The dense path where auto takes the sparse one: the measurements behind auto's choice.
+    if (has_linear_solver_choice(m.id))
+      for (const auto& p : problem_registry())
+        if (make_problem(p.id, nlohmann::json::object())->has_sparse_evaluation())
+          benchmark::RegisterBenchmark(("dense/" + p.id + "/" + m.id).c_str(), rhs_cost, p.id,
+                                       nlohmann::json::object(), m.id,
+                                       nlohmann::json{{"linear_solver", "dense"}});
     for (const std::string family : {"n_four_bar", "n_pendulum"})
       for (int n : {10, 20, 50, 100, 200, 500, 1000})
         if (n <= largest_n(m.id))
           benchmark::RegisterBenchmark(
               ("scaling/" + family + "/N=" + std::to_string(n) + "/" + m.id).c_str(), rhs_cost,
-              family, nlohmann::json{{"N", n}}, m.id);
+              family, nlohmann::json{{"N", n}}, m.id, nlohmann::json::object());
   }
 }
 
