@@ -14,11 +14,13 @@ std::vector<ParamSpec> schur_param_specs() {
   return {tol,
           choice_param("rank_policy", {"fail", "truncate"},
                        "on rank loss of J: fail (status singular) or truncate small pivots "
-                       "(λ non-unique)"),
+                       "(λ non-unique; the sparse path regularizes [M Jᵀ; J −εI] instead, "
+                       "ε = pivot_tol · largest pivot)"),
           choice_param("linear_solver", {"auto", "dense", "sparse"},
                        "KKT solve: dense Schur complement, sparse LDLᵀ of [M Jᵀ; J 0] "
-                       "(problems with sparse evaluation, rank_policy fail), or auto (sparse "
-                       "whenever both hold: faster even on the smallest linkage)")};
+                       "(problems with sparse evaluation), or auto (sparse where the problem "
+                       "has sparse evaluation and rank_policy = fail: faster even on the "
+                       "smallest linkage)")};
 }
 
 void SchurKktSolver::bind(int n, int m, bool generic_only) {
@@ -108,16 +110,15 @@ SchurKktMethod::SchurKktMethod(Params params, BaumgarteGains gains)
       policy_(this->params().choice("rank_policy") == "truncate" ? RankPolicy::truncate
                                                                  : RankPolicy::fail),
       linear_solver_(this->params().choice("linear_solver")) {
-  if (linear_solver_ == "sparse" && policy_ == RankPolicy::truncate)
-    throw InputError("linear_solver = sparse supports rank_policy = fail only (valid: "
-                     "linear_solver = dense or auto with rank_policy = truncate)");
 }
 
 bool SchurKktMethod::uses_dense_matrices(const Problem& problem) const {
   // Measured: the sparse path is faster from the smallest linkage on (crank_rocker, nq = 9),
   // so auto takes it wherever it applies (docs/performance.md).
-  return choose_dense(problem, linear_solver_, policy_ == RankPolicy::fail,
-                      "rank_policy = truncate needs the dense path");
+  // auto with truncate stays dense: truncation there is exact pivot dropping; the sparse path
+  // regularizes instead (SparseKktSolver::solve_regularized), so it is taken when asked for.
+  const bool sparse_applicable = policy_ == RankPolicy::fail || linear_solver_ == "sparse";
+  return choose_dense(problem, linear_solver_, sparse_applicable, "");
 }
 
 void SchurKktMethod::bind_solver() {
@@ -127,7 +128,13 @@ void SchurKktMethod::bind_solver() {
 void SchurKktMethod::solve_accelerations(double t) {
   if (!dense_matrices()) {
     stats().add("factorizations");
-    if (!sparse_.solve(Q_, gamma_, pivot_tol_, qdd_, lambda_)) {
+    unique_ = sparse_.solve(Q_, gamma_, pivot_tol_, qdd_, lambda_);
+    if (!unique_ && policy_ == RankPolicy::truncate) {
+      stats().add("factorizations");
+      stats().add("rank_drops");
+      if (sparse_.solve_regularized(Q_, gamma_, pivot_tol_, qdd_, lambda_)) return;
+    }
+    if (!unique_) {
       std::ostringstream msg;
       msg << "sparse KKT factorization of [M Jᵀ; J 0] broke down at t = " << t
           << " (pivot ratio of J M⁻¹Jᵀ " << sparse_.last_pivot_ratio() << " < " << pivot_tol_

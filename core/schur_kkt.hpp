@@ -109,6 +109,7 @@ class SchurKktMethod : public AccelerationMethod {
   void bind_solver() override;
   void solve_accelerations(double t) override;
   double pivot_tol() const { return pivot_tol_; }
+  RankPolicy rank_policy() const { return policy_; }
 
  private:
   SchurKktSolver solver_;

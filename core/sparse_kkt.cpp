@@ -174,6 +174,7 @@ double SparseKktSolver::jtj_norm_inf() {
 bool SparseKktSolver::solve(CVecRef Q, CVecRef gamma, double pivot_tol, VecRef qdd,
                             VecRef lambda) {
   ldlt_.factorize_in_place(K_);
+  last_largest_pivot_ = 0.0;
   if (ldlt_.info() != Eigen::Success) {
     last_pivot_ratio_ = 0.0;
     return false;
@@ -185,10 +186,28 @@ bool SparseKktSolver::solve(CVecRef Q, CVecRef gamma, double pivot_tol, VecRef q
     return false;
   }
   if (m_ > 0) {
-    const double largest = d.tail(m_).cwiseAbs().maxCoeff();
-    last_pivot_ratio_ = -d.tail(m_).maxCoeff() / largest;  // smallest |pivot|, sign-checked
+    last_largest_pivot_ = d.tail(m_).cwiseAbs().maxCoeff();
+    last_pivot_ratio_ = -d.tail(m_).maxCoeff() / last_largest_pivot_;  // sign-checked
     if (!(last_pivot_ratio_ >= pivot_tol)) return false;
   }
+  solve_factorized(Q, gamma, qdd, lambda);
+  return true;
+}
+
+bool SparseKktSolver::solve_regularized(CVecRef Q, CVecRef gamma, double pivot_tol, VecRef qdd,
+                                        VecRef lambda) {
+  const double epsilon = pivot_tol * last_largest_pivot_;
+  if (!(epsilon > 0.0)) return false;  // M not positive definite, or J = 0
+  set_multiplier_diagonal(-epsilon);
+  const bool ok = factorize_quasi_definite();
+  set_multiplier_diagonal(0.0);
+  if (!ok) return false;
+  solve_factorized(Q, gamma, qdd, lambda);
+  return true;
+}
+
+void SparseKktSolver::solve_factorized(CVecRef Q, CVecRef gamma, VecRef qdd, VecRef lambda) {
+  const Vec& d = ldlt_.diagonal();
   rhs_.head(n_) = Q;
   rhs_.tail(m_) = gamma;
   solution_ = rhs_;
@@ -197,7 +216,6 @@ bool SparseKktSolver::solve(CVecRef Q, CVecRef gamma, double pivot_tol, VecRef q
   ldlt_.matrixU().solveInPlace(solution_);
   qdd = solution_.head(n_);
   lambda = solution_.tail(m_);
-  return true;
 }
 
 }  // namespace cmb

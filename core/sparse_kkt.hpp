@@ -31,6 +31,11 @@ class SparseKktSolver {
   // has a pivot below pivot_tol relative to its largest (J has lost row rank).
   bool solve(CVecRef Q, CVecRef gamma, double pivot_tol, VecRef qdd, VecRef lambda);
   double last_pivot_ratio() const { return last_pivot_ratio_; }
+  // After solve() reported rank loss: solves [M Jᵀ; J −εI][q̈; λ] = [Q; γ] with
+  // ε = pivot_tol · (largest |pivot| of J M⁻¹Jᵀ), which bounds every multiplier direction's gain
+  // by 1/ε as dropping the pivots below pivot_tol·max bounds it (rank_policy = truncate).
+  // False if M is not positive definite.
+  bool solve_regularized(CVecRef Q, CVecRef gamma, double pivot_tol, VecRef qdd, VecRef lambda);
 
   // For the penalty form (augmented_lagrangian): with −ε on the multiplier diagonal,
   // K = [M Jᵀ; J −εI] eliminates to (M + JᵀJ/ε) on the coordinates, so solving with right-hand
@@ -48,6 +53,7 @@ class SparseKktSolver {
  private:
   class Recorder;
   class Writer;
+  void solve_factorized(CVecRef Q, CVecRef gamma, VecRef qdd, VecRef lambda);
 
   const Problem* problem_ = nullptr;
   int n_ = 0, m_ = 0;
@@ -76,6 +82,7 @@ class SparseKktSolver {
   Vec rhs_, solution_, row_work_;
   std::vector<int> touched_, mark_;  // coordinates of the JᵀJ row being accumulated
   double last_pivot_ratio_ = 1.0;
+  double last_largest_pivot_ = 0.0;  // largest |pivot| of J M⁻¹Jᵀ in the last factorization
 };
 
 }  // namespace cmb

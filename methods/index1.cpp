@@ -4,12 +4,16 @@
 // x = [q; v] is integrated as an ODE. Nothing pulls the state back to Φ = 0: the constraint error
 // obeys Φ̈ = 0 (a double integrator), so rounding and truncation errors make the position residual
 // grow like t to t². It calibrates what every other method buys.
-// Solve: range-space Schur complement, M = LLᵀ, (J M⁻¹Jᵀ)λ = J M⁻¹Q − γ (core/schur_kkt.hpp).
+// Solve: range-space Schur complement, M = L D Lᵀ, (J M⁻¹Jᵀ)λ = J M⁻¹Q − γ (core/schur_kkt.hpp;
+// plain loops for n, m ≤ 16).
 // Source: e.g. Laulusa & Bauchau, J. Comput. Nonlinear Dynam. 3(1) 2008, §2.
 // Parameters: pivot_tol (1e-12) — J M⁻¹Jᵀ counts as singular below this pivot ratio;
-// rank_policy (fail | truncate); linear_solver (auto | dense | sparse) — sparse LDLᵀ of
-// [M Jᵀ; J 0] for problems that send M and J as entries, cost linear in N on chains
-// (core/sparse_kkt.hpp, docs/performance.md); auto picks it wherever it applies.
+// rank_policy (fail | truncate: drop the pivots below pivot_tol·max, λ then non-unique);
+// linear_solver (auto | dense | sparse) — sparse LDLᵀ of [M Jᵀ; J 0] for problems that send M
+// and J as entries, cost linear in N on chains (core/sparse_kkt.hpp, docs/performance.md); auto
+// picks it wherever the problem sends entries and rank_policy = fail. With sparse and truncate,
+// rank loss is met by regularizing instead: [M Jᵀ; J −εI], ε = pivot_tol · largest pivot of
+// J M⁻¹Jᵀ (the same 1/ε bound on every multiplier direction), exact elsewhere.
 // State: x = [q; v].
 // Fails when: J loses row rank (redundant constraints, singular configurations) → `singular`;
 // M not positive definite → `singular`.

@@ -73,7 +73,9 @@ class Projection : public SchurKktMethod {
   // dq_ = W⁻¹Jᵀ(J W⁻¹Jᵀ)⁻¹ r at (t, q) on the sparse path: [W Jᵀ; J 0][dq; −μ] = [0; r].
   void sparse_correction(double t, CVecRef q, CVecRef r) {
     require_finite(projector_.evaluate(t, q), "the problem's M or J", t);
-    if (!projector_.solve(zero_n_, r, pivot_tol(), dq_, mu_)) {
+    if (!projector_.solve(zero_n_, r, pivot_tol(), dq_, mu_) &&
+        !(rank_policy() == RankPolicy::truncate &&
+          projector_.solve_regularized(zero_n_, r, pivot_tol(), dq_, mu_))) {
       std::ostringstream msg;
       msg << "projection: sparse factorization of [W Jᵀ; J 0] broke down at t = " << t
           << " (pivot ratio " << projector_.last_pivot_ratio() << " < " << pivot_tol()
