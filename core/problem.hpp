@@ -62,13 +62,15 @@ class DenseMatrixSink : public SparseSink {
 };
 
 // Accumulates out = A x from the entries of A as they are sent (A never stored): J v at O(nnz).
+// x is a plain vector (an expression would be a temporary that the sink outlives) and must not
+// be out.
 class ProductSink : public SparseSink {
  public:
-  ProductSink(CVecRef x, VecRef out) : x_(x), out_(out) { out_.setZero(); }
+  ProductSink(const Vec& x, VecRef out) : x_(x), out_(out) { out_.setZero(); }
   void add(int row, int col, double value) override { out_(row) += value * x_(col); }
 
  private:
-  Eigen::Ref<const Vec> x_;  // by value: a CVecRef member would outlive its temporary
+  const Vec& x_;
   VecRef out_;
 };
 

@@ -31,6 +31,7 @@ class SmallSchurKernel {
  public:
   static constexpr int kMaxSize = 16;
   static bool fits(int n, int m) { return n <= kMaxSize && m <= kMaxSize; }
+  SmallSchurKernel();  // sized 0 × 0 until bind
   void bind(int n, int m);
   SchurOutcome solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, double pivot_tol,
                      RankPolicy policy, VecRef qdd, VecRef lambda, double softness,
@@ -62,7 +63,7 @@ class SmallSchurKernel {
   using SolveFn = SchurOutcome (SmallSchurKernel::*)(CMatRef, CMatRef, CVecRef, CVecRef, double,
                                                      RankPolicy, VecRef, VecRef, double, double&);
   static SolveFn sized_instance(int n, int m);
-  SolveFn solve_fn_ = nullptr;
+  SolveFn solve_fn_;
   int n_ = 0, m_ = 0;
   double L_[kCap];  // M = L D Lᵀ: unit lower L below the diagonal, column-major, n_ × n_
   double Y_[kCap];  // L⁻¹Jᵀ, n_ × m_, row-major

@@ -17,7 +17,8 @@ namespace cmb {
 // Compile-time sizes for n ≤ 4 with 1 ≤ m ≤ n (the pendulum-sized models, where loop overhead
 // is most of the cost: the pendulum's index1 call went from 104 to 71 ns); run-time otherwise.
 SmallSchurKernel::SolveFn SmallSchurKernel::sized_instance(int n, int m) {
-  switch (n * 8 + m) {
+  if (n > 4 || m < 1 || m > n) return &SmallSchurKernel::solve_sized<0, 0>;
+  switch (n * 8 + m) {  // unique for 1 ≤ m ≤ n ≤ 4
     case 1 * 8 + 1:
       return &SmallSchurKernel::solve_sized<1, 1>;
     case 2 * 8 + 1:
@@ -42,6 +43,8 @@ SmallSchurKernel::SolveFn SmallSchurKernel::sized_instance(int n, int m) {
       return &SmallSchurKernel::solve_sized<0, 0>;
   }
 }
+
+SmallSchurKernel::SmallSchurKernel() : solve_fn_(&SmallSchurKernel::solve_sized<0, 0>) {}
 
 void SmallSchurKernel::bind(int n, int m) {
   n_ = n;

@@ -196,8 +196,17 @@ bool SparseKktSolver::solve(CVecRef Q, CVecRef gamma, double pivot_tol, VecRef q
 
 bool SparseKktSolver::solve_regularized(CVecRef Q, CVecRef gamma, double pivot_tol, VecRef qdd,
                                         VecRef lambda) {
-  const double epsilon = pivot_tol * last_largest_pivot_;
-  if (!(epsilon > 0.0)) return false;  // M not positive definite, or J = 0
+  // An exactly zero pivot stops Eigen's factorization before the pivots are known: then the
+  // scale of J M⁻¹Jᵀ is estimated as ‖JᵀJ‖∞ / ‖M‖∞ (J = 0: 1 / ‖M‖∞, λ = 0 for γ = 0).
+  double scale = last_largest_pivot_;
+  if (!(scale > 0.0)) {
+    const double mass = mass_norm_inf();
+    if (!(mass > 0.0)) return false;
+    scale = jtj_norm_inf() / mass;
+    if (!(scale > 0.0)) scale = 1.0 / mass;
+  }
+  const double epsilon = pivot_tol * scale;
+  if (!(epsilon > 0.0)) return false;
   set_multiplier_diagonal(-epsilon);
   const bool ok = factorize_quasi_definite();
   set_multiplier_diagonal(0.0);

@@ -174,7 +174,9 @@ class GaussQp : public AccelerationMethod {
       else
         solve_prioritized(t);
     } else if (outcome == SchurOutcome::mass_not_positive_definite) {
-      factor_mass(t);  // throws with the message
+      std::ostringstream msg;
+      msg << "mass matrix is not positive definite at t = " << t;
+      throw NumericalFailure(RunStatus::singular, msg.str());
     }
   }
 

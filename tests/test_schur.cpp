@@ -126,6 +126,23 @@ TEST(SmallSchurKernel, RankLossFailsOrTruncatesLikeTheGenericPath) {
   }
 }
 
+// More rows than coordinates (m > n: necessarily redundant), with γ in J's range so that the
+// system is consistent: these sizes take the run-time kernel, whatever n and m are.
+TEST(SmallSchurKernel, MoreRowsThanCoordinatesTruncateToTheOracle) {
+  std::mt19937 rng(13);
+  const std::pair<int, int> sizes[] = {{1, 9}, {2, 9}, {3, 12}, {2, 3}, {4, 16}};
+  for (const auto& [n, m] : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", m = " + std::to_string(m));
+    System s = random_system(n, m, rng);
+    s.gamma = s.J * random_system(n, 1, rng).Q;  // consistent: γ = J z
+    const KktSolution oracle = kkt_oracle(s.M, s.J, s.Q, s.gamma);
+    EXPECT_EQ(solve(s, false).outcome, SchurOutcome::rank_deficient);
+    const Solution truncated = solve(s, false, RankPolicy::truncate);
+    ASSERT_EQ(truncated.outcome, SchurOutcome::truncated);
+    EXPECT_LT(relative_difference(truncated.qdd, oracle.qdd), 1e-8);
+  }
+}
+
 TEST(SmallSchurKernel, ZeroJacobianIsRankLossNotADivisionByZero) {
   std::mt19937 rng(5);
   System s = random_system(3, 2, rng);

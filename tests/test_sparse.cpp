@@ -119,6 +119,75 @@ TEST(SparsePath, ProjectionsAfterAStepMatchTheDenseOnes) {
     }
 }
 
+// A point mass (M = I) on the line x = 1 stated twice (Φ = (x − 1, 2(x − 1))), under gravity:
+// J M⁻¹Jᵀ = [1 2; 2 4] has an exactly zero second pivot, which stops Eigen's sparse
+// factorization before any pivot is known.
+class TwiceConstrainedMass : public Problem {
+ public:
+  const ProblemInfo& info() const override { return info_; }
+  Sizes sizes() const override { return Sizes{2, 2, 0}; }
+  double t_end() const override { return 1.0; }
+  const nlohmann::json& params() const override { return params_; }
+  void initial_state(VecRef q, VecRef v) const override {
+    q(0) = 1.0;
+    q(1) = 0.0;
+    v.setZero();
+  }
+  void mass_matrix(double, CVecRef, MatRef M) const override { M.setIdentity(); }
+  void forces(double, CVecRef, CVecRef, VecRef Q) const override {
+    Q(0) = 0.0;
+    Q(1) = -9.81;
+  }
+  void constraints(double, CVecRef q, VecRef Phi) const override {
+    Phi(0) = q(0) - 1.0;
+    Phi(1) = 2.0 * (q(0) - 1.0);
+  }
+  void jacobian(double, CVecRef, MatRef J) const override {
+    J.setZero();
+    J(0, 0) = 1.0;
+    J(1, 0) = 2.0;
+  }
+  void acceleration_rhs(double, CVecRef, CVecRef, VecRef gamma) const override {
+    gamma.setZero();
+  }
+  bool has_sparse_evaluation() const override { return true; }
+  void mass_matrix_entries(double, CVecRef, SparseSink& sink) const override {
+    sink.add(0, 0, 1.0);
+    sink.add(1, 1, 1.0);
+  }
+  void jacobian_entries(double, CVecRef, SparseSink& sink) const override {
+    sink.add(0, 0, 1.0);
+    sink.add(1, 0, 2.0);
+  }
+  std::vector<std::string> output_names() const override { return {"y"}; }
+  void outputs(double, CVecRef q, CVecRef, VecRef y) const override { y(0) = q(1); }
+
+ private:
+  ProblemInfo info_{"twice_constrained_mass", "test-only", "tests", {}};
+  nlohmann::json params_ = nlohmann::json::object();
+};
+
+TEST(SparsePath, TruncationHandlesAnExactlyZeroPivot) {
+  const TwiceConstrainedMass problem;
+  Vec q = Vec::Zero(2), v = Vec::Zero(2), x(4), dxdt(4);
+  q(0) = 1.0;  // its initial state
+  auto truncating = make_method("index1", {{"linear_solver", "sparse"}, {"rank_policy", "truncate"}});
+  truncating->bind(problem);
+  truncating->pack(0.0, q, v, x);
+  truncating->rhs(x, dxdt, 0.0);
+  EXPECT_NEAR(dxdt(2), 0.0, 1e-12);  // q̈: the line holds x, gravity moves y freely
+  EXPECT_NEAR(dxdt(3), -9.81, 1e-12);
+  EXPECT_FALSE(truncating->multipliers_unique());
+  auto failing = make_method("index1", {{"linear_solver", "sparse"}});
+  failing->bind(problem);
+  try {
+    failing->rhs(x, dxdt, 0.0);
+    ADD_FAILURE() << "rank_policy = fail must report the rank loss";
+  } catch (const NumericalFailure& failure) {
+    EXPECT_EQ(failure.status(), RunStatus::singular);
+  }
+}
+
 // Rank loss is reported, not papered over: A02's crank is horizontal (all rockers horizontal: a
 // singular position) at t ≈ 0.72 s (B0 = (1, 0)) and t ≈ 1.24 s (B0 = (−1, 0)) on the reference
 // trajectory. Whether a run stops at the first depends on how close its steps come to it (with
