@@ -36,7 +36,34 @@ PlanarLinkage::PlanarLinkage(ProblemInfo info, Params params, std::vector<Planar
       sliders_(std::move(sliders)),
       g_(g),
       phi0_(phi0),
-      phidot0_(phidot0) {}
+      phidot0_(phidot0),
+      angle_(bodies_.size(), std::nan("")),
+      cos_(bodies_.size(), 0.0),
+      sin_(bodies_.size(), 0.0) {}
+
+void PlanarLinkage::update_trig(CVecRef q) const {
+  for (std::size_t i = 0; i < angle_.size(); ++i) {
+    const double theta = q(3 * i + 2);
+    if (theta == angle_[i]) continue;  // NaN never matches: recomputed, and propagates
+    angle_[i] = theta;
+    cos_[i] = std::cos(theta);
+    sin_[i] = std::sin(theta);
+  }
+}
+
+Eigen::Vector2d PlanarLinkage::cached_rotated(int body, const Eigen::Vector2d& s) const {
+  const double c = cos_[body], n = sin_[body];
+  return {c * s.x() - n * s.y(), n * s.x() + c * s.y()};
+}
+
+Eigen::Vector2d PlanarLinkage::cached_rotated_derivative(int body, const Eigen::Vector2d& s) const {
+  const double c = cos_[body], n = sin_[body];
+  return {-n * s.x() - c * s.y(), c * s.x() - n * s.y()};
+}
+
+Eigen::Vector2d PlanarLinkage::cached_point(CVecRef q, int body, const Eigen::Vector2d& s) const {
+  return q.segment<2>(3 * body) + cached_rotated(body, s);
+}
 
 Chart PlanarLinkage::bound_chart() const {
   return [this](const Jet2& phi, std::vector<Jet2>& q) { chart(phi, q); };
@@ -99,11 +126,12 @@ double PlanarLinkage::energy(double, CVecRef q, CVecRef v) const {
 }
 
 void PlanarLinkage::constraints(double, CVecRef q, VecRef Phi) const {
+  update_trig(q);
   int row = 0;
   for (const auto& pin : pins_) {
     const Eigen::Vector2d other =
-        pin.b == PlanarPin::kGround ? pin.s_b : point(q, pin.b, pin.s_b);
-    Phi.segment<2>(row) = point(q, pin.a, pin.s_a) - other;
+        pin.b == PlanarPin::kGround ? pin.s_b : cached_point(q, pin.b, pin.s_b);
+    Phi.segment<2>(row) = cached_point(q, pin.a, pin.s_a) - other;
     row += 2;
   }
   for (const auto& slider : sliders_) {
@@ -120,9 +148,10 @@ void PlanarLinkage::jacobian(double t, CVecRef q, MatRef J) const {
 // Pin rows: ∂(r_a + A(θ_a)s_a − r_b − A(θ_b)s_b)/∂q; slider rows: ∂y and ∂θ. The same entries
 // in the same order at every call (the pattern), zeros included.
 void PlanarLinkage::jacobian_entries(double, CVecRef q, SparseSink& sink) const {
+  update_trig(q);
   int row = 0;
   auto add_body = [&](int body, const Eigen::Vector2d& s, double sign) {
-    const Eigen::Vector2d dtheta = sign * rotation_derivative(q(3 * body + 2)) * s;
+    const Eigen::Vector2d dtheta = sign * cached_rotated_derivative(body, s);
     sink.add(row, 3 * body, sign);
     sink.add(row + 1, 3 * body + 1, sign);
     sink.add(row, 3 * body + 2, dtheta.x());
@@ -141,11 +170,12 @@ void PlanarLinkage::jacobian_entries(double, CVecRef q, SparseSink& sink) const 
 
 void PlanarLinkage::acceleration_rhs(double, CVecRef q, CVecRef v, VecRef gamma) const {
   // d²/dt² of A(θ)s is A'(θ)s θ̈ − A(θ)s θ̇², so γ collects +A(θ)s θ̇² with the row's sign.
+  update_trig(q);
   gamma.setZero();
   int row = 0;
   auto add_body = [&](int body, const Eigen::Vector2d& s, double sign) {
     const double w = v(3 * body + 2);
-    gamma.segment<2>(row) += sign * rotation(q(3 * body + 2)) * s * (w * w);
+    gamma.segment<2>(row) += sign * cached_rotated(body, s) * (w * w);
   };
   for (const auto& pin : pins_) {
     add_body(pin.a, pin.s_a, 1.0);

@@ -68,6 +68,15 @@ class PlanarLinkage : public ProblemBase {
 
  private:
   Chart bound_chart() const;
+  // cos and sin of every body angle at q, recomputed only for angles that changed since the last
+  // call: one RHS call asks for J and γ (Baumgarte also for Φ) at the same q, and taking them per
+  // pin and per call was ~20 % of crank_rocker's index1 call. A problem instance serves one run
+  // at a time (core/problem.hpp).
+  void update_trig(CVecRef q) const;
+  // r + A(θ)s and A'(θ)s of `body` from the cached cos and sin.
+  Eigen::Vector2d cached_point(CVecRef q, int body, const Eigen::Vector2d& s) const;
+  Eigen::Vector2d cached_rotated(int body, const Eigen::Vector2d& s) const;
+  Eigen::Vector2d cached_rotated_derivative(int body, const Eigen::Vector2d& s) const;
 
   std::vector<PlanarBody> bodies_;
   std::vector<PlanarPin> pins_;
@@ -75,6 +84,7 @@ class PlanarLinkage : public ProblemBase {
   double g_;
   double phi0_;
   double phidot0_;
+  mutable std::vector<double> angle_, cos_, sin_;
 };
 
 // Tolerance of the Bulirsch–Stoer integration of the reduced ODE, and the absolute accuracy
