@@ -123,6 +123,8 @@ bool SchurKktMethod::uses_dense_matrices(const Problem& problem) const {
 
 void SchurKktMethod::bind_solver() {
   if (dense_matrices()) solver_.bind(n_, m_);
+  // The counter's first use must not allocate inside rhs (at the first rank loss).
+  if (policy_ == RankPolicy::truncate) stats().add("rank_drops", 0);
 }
 
 void SchurKktMethod::solve_accelerations(double t) {

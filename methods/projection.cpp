@@ -17,7 +17,8 @@
 // LDLᵀ (W = M or I), so a step costs O(n) as the RHS does; otherwise they are dense.
 // State: x = [q; v]. Drift-free: every sample satisfies |Φ| ≤ position_tol.
 // Fails when: Newton does not reach position_tol (newton_failed); J loses row rank (singular, as
-// index1; the dense projections drop vanishing pivots, the sparse ones report singular).
+// index1; the dense projections drop vanishing pivots, the sparse ones report singular unless
+// rank_policy = truncate, which regularizes them as the RHS does).
 #include <algorithm>
 #include <sstream>
 
@@ -70,9 +71,13 @@ class Projection : public SchurKktMethod {
     ldlt_G_ = Eigen::LDLT<Mat>(m_);
   }
 
-  // dq_ = W⁻¹Jᵀ(J W⁻¹Jᵀ)⁻¹ r at (t, q) on the sparse path: [W Jᵀ; J 0][dq; −μ] = [0; r].
-  void sparse_correction(double t, CVecRef q, CVecRef r) {
+  void evaluate_projector(double t, CVecRef q) {
     require_finite(projector_.evaluate(t, q), "the problem's M or J", t);
+  }
+
+  // dq_ = W⁻¹Jᵀ(J W⁻¹Jᵀ)⁻¹ r on the sparse path, at the q of the last evaluate_projector:
+  // [W Jᵀ; J 0][dq; −μ] = [0; r].
+  void sparse_correction(double t, CVecRef r) {
     if (!projector_.solve(zero_n_, r, pivot_tol(), dq_, mu_) &&
         !(rank_policy() == RankPolicy::truncate &&
           projector_.solve_regularized(zero_n_, r, pivot_tol(), dq_, mu_))) {
@@ -117,7 +122,8 @@ class Projection : public SchurKktMethod {
     for (int k = 0; k < max_iterations_; ++k) {
       stats().add("newton_iterations");
       if (sparse_projection_) {
-        sparse_correction(t, q, Phi_);
+        evaluate_projector(t, q);
+        sparse_correction(t, Phi_);
         q -= dq_;
       } else {
         problem_->jacobian(t, q, Jp_);
@@ -139,11 +145,11 @@ class Projection : public SchurKktMethod {
     if (m_ == 0) return false;
     problem_->velocity_rhs(t, q, nu_);
     if (sparse_projection_) {
-      require_finite(projector_.evaluate(t, q), "the problem's M or J", t);
+      evaluate_projector(t, q);
       projector_.jacobian_times(v, mu_);
       nu_ = mu_ - nu_;  // ψ
       if (nu_.lpNorm<Eigen::Infinity>() <= velocity_tol_) return false;
-      sparse_correction(t, q, nu_);
+      sparse_correction(t, nu_);
       v -= dq_;
       return true;
     }
