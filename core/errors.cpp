@@ -14,6 +14,7 @@ const char* to_string(RunStatus status) {
     case RunStatus::newton_failed: return "newton_failed";
     case RunStatus::unsupported: return "unsupported";
     case RunStatus::invalid_input: return "invalid_input";
+    case RunStatus::branch_switch: return "branch_switch";
   }
   return "unknown";
 }

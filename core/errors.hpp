@@ -22,6 +22,7 @@ enum class RunStatus {
   newton_failed,
   unsupported,
   invalid_input,
+  branch_switch,  // left the assembly branch of the reference (Problem::branch_indicators)
 };
 
 const char* to_string(RunStatus status);
@@ -34,6 +35,16 @@ class NumericalFailure : public std::runtime_error {
 
  private:
   RunStatus status_;
+};
+
+// Thrown by a method from rhs or post_step when the step that led there must not be accepted:
+// e.g. a Newton correction far larger than the step's own prediction, which is how a Newton
+// iteration jumps to another root (assembly branch). An adaptive step loop restores the state
+// before the step and retries with a smaller step; a fixed-step loop, or an adaptive one whose
+// step size underflows, ends the run with status() and the message.
+class StepRejected : public NumericalFailure {
+ public:
+  using NumericalFailure::NumericalFailure;
 };
 
 // Throws NumericalFailure(diverged) naming `what` and t unless `finite`: NaN or infinite values

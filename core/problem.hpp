@@ -43,6 +43,20 @@ struct ReferenceInfo {
   nlohmann::json recipe;
 };
 
+// A smooth function b(q) of the configuration that tells the assembly branch (assembly mode) of
+// the problem's reference apart from the others the constraints admit: its sign (kind sign) or
+// its value within `tolerance` (kind value, for branches that cross, where no sign separates
+// them: IFToMM A02's parallelogram branch meets the folded ones at its singular positions). The
+// harness compares b at every accepted step with b at t = 0 and ends the run with status
+// branch_switch when it changed.
+struct BranchIndicator {
+  enum class Kind { sign, value };
+  std::string name;     // e.g. "elbow_C": a snake_case id, named in the run's message
+  std::string meaning;  // e.g. "side of C relative to the line BD (elbow up > 0)"
+  Kind kind = Kind::sign;
+  double tolerance = 0.0;  // kind value: the largest |b(q) − b(q0)| still on the branch
+};
+
 // Receives the nonzero entries of a sparse matrix one by one (see Problem::jacobian_entries).
 class SparseSink {
  public:
@@ -120,6 +134,11 @@ class Problem {
   // Conserved energy (or energy minus work of drives); NaN when the problem has none.
   virtual bool has_energy() const { return false; }
   virtual double energy(double t, CVecRef q, CVecRef v) const { return std::nan(""); }
+
+  // Assembly-branch indicators (empty for problems with a single assembly mode), and their values
+  // at q in the same order; the values call must not allocate.
+  virtual std::vector<BranchIndicator> branch_indicators() const { return {}; }
+  virtual void branch_indicator_values(double t, CVecRef q, VecRef b) const {}
 
   // The scored quantities (e.g. point B0 of IFToMM A02).
   virtual std::vector<std::string> output_names() const = 0;

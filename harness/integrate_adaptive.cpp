@@ -51,6 +51,23 @@ class DifferencedJacobian {
   UState xp_, fp_, fm_;
 };
 
+// What a step the method rejected (StepRejected) leaves behind: the stepper is reset (its FSAL
+// derivative or extrapolation table may hold values of the abandoned step) and the step is
+// retried from the saved state with half the trial size. Returns false when the size underflows.
+template <class Stepper>
+bool retry_smaller(Stepper& stepper, const StepRejected& rejection, double t, double& dt,
+                   LoopOutcome& out, LoopGuard& guard) {
+  reset_stepper(stepper, 0);
+  ++out.counters.steps_rejected;
+  ++out.counters.method_rejections;
+  dt *= 0.5;
+  if (dt >= 1e-14 * std::max(1.0, std::abs(t))) return true;
+  guard.fail(rejection.status(),
+             std::string(rejection.what()) + "; retrying with smaller steps did not avoid it",
+             t);
+  return false;
+}
+
 // Steps from t to t_end with the controller's own step sizes; only the last step is shortened to
 // land on t_end. Samples are taken at the first accepted step at or after each sample time, so
 // sampling never constrains the step sequence (work-precision comparisons stay honest).
@@ -61,6 +78,7 @@ void adaptive_steps(Stepper& stepper, System system, StateT& s, double& t, doubl
                     LoopGuard& guard) {
   double dt = std::isfinite(settings.dt) ? settings.dt : 1e-4 * t_end;
   std::size_t next_sample = 0;
+  StateT before = s;
   while (true) {
     const double remaining = t_end - t;
     if (remaining <= 4.0 * std::numeric_limits<double>::epsilon() * std::abs(t_end)) return;
@@ -75,16 +93,32 @@ void adaptive_steps(Stepper& stepper, System system, StateT& s, double& t, doubl
     }
     const bool last = !on_sample && trial >= remaining;
     if (last) trial = remaining;
-    if (stepper.try_step(system, s, t, trial) == odeint::success) {
-      ++out.counters.steps_accepted;
-      dt = on_sample ? std::max(trial, dt) : trial;
-      if (last) t = t_end;
-      if (on_sample) t = sample_times[next_sample];
-      if (!guard.ok(t, s)) return;
-      if (method.post_step(t, as_vec(s))) {
-        reset_stepper(stepper, 0);
-        ++out.counters.stepper_resets;
+    before = s;
+    const double t_before = t, attempted = trial;
+    bool accepted = false;
+    try {
+      accepted = stepper.try_step(system, s, t, trial) == odeint::success;
+      if (accepted) {
+        ++out.counters.steps_accepted;
+        if (last) t = t_end;
+        if (on_sample) t = sample_times[next_sample];
+        if (!guard.ok(t, s)) return;
+        if (method.post_step(t, as_vec(s))) {
+          reset_stepper(stepper, 0);
+          ++out.counters.stepper_resets;
+        }
       }
+    } catch (const StepRejected& rejection) {
+      if (accepted) --out.counters.steps_accepted;
+      s = before;
+      t = t_before;
+      dt = attempted;
+      if (!retry_smaller(stepper, rejection, t, dt, out, guard) || !guard.ok(t, s)) return;
+      continue;
+    }
+    if (accepted) {
+      dt = on_sample ? std::max(trial, dt) : trial;
+      if (!guard.on_branch(t, s)) return;
       const bool due = next_sample < sample_times.size() && sample_times[next_sample] <= t;
       while (next_sample < sample_times.size() && sample_times[next_sample] <= t) ++next_sample;
       if (due && observer) observer(t, as_vec(s));

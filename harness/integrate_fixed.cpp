@@ -56,12 +56,18 @@ LoopOutcome fixed_loop(Stepper& stepper, Method& method, double dt, Vec& x,
         reset_stepper(stepper, 0);
         ++out.counters.stepper_resets;
       }
+      if (!guard.on_branch(t, s)) break;
       while (next_sample < sample_times.size() &&
              std::lround(sample_times[next_sample] / dt) <= k) {
         if (observer) observer(t, as_vec(s));
         ++next_sample;
       }
     }
+  } catch (const StepRejected& rejection) {
+    ++out.counters.method_rejections;
+    out.status = rejection.status();
+    out.message = std::string(rejection.what()) +
+                  " (a fixed-step stepper cannot retry the step with a smaller one)";
   } catch (const NumericalFailure& failure) {
     out.status = failure.status();
     out.message = failure.what();

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/registry.hpp"
+#include "harness/branch_monitor.hpp"
 #include "harness/context.hpp"
 #include "harness/self_converged.hpp"
 
@@ -117,6 +118,7 @@ nlohmann::json work_json(const LoopCounters& c, const Method& method) {
           {"steps_rejected", c.steps_rejected},
           {"stepper_resets", c.stepper_resets},
           {"jacobian_evaluations", c.jacobian_evaluations},
+          {"method_rejections", c.method_rejections},
           {"method", method.stats().to_json()}};
 }
 
@@ -221,10 +223,17 @@ RunResult execute_run(PreparedRun& run) {
   Vec x(method.state_size());
   method.pack(0.0, q0, v0, x);
   SampleRecorder recorder(problem, method);
+  BranchMonitor branch(problem, method);
+  branch.start(0.0, x);
+  LoopLimits limits = run.config.limits;
+  if (branch.active())
+    limits.branch_check = [&branch](double t, CVecRef state, std::string& message) {
+      return branch.on_branch(t, state, message);
+    };
   const auto start = std::chrono::steady_clock::now();
   const LoopOutcome outcome =
       integrate(method, *run.stepper, run.settings, x, run.sample_times,
-                [&recorder](double t, CVecRef state) { recorder(t, state); }, run.config.limits);
+                [&recorder](double t, CVecRef state) { recorder(t, state); }, limits);
   const double instrumented_seconds = seconds_since(start);
   result.series = recorder.series();
 
@@ -239,6 +248,7 @@ RunResult execute_run(PreparedRun& run) {
   metrics["drift"] = drift_metrics(result.series);
   metrics["energy"] = energy_metrics(problem, result.series);
   metrics["multipliers"] = multiplier_metrics(problem, result.series);
+  metrics["branch"] = branch.summary();
   rec["metrics"] = metrics;
   rec["work"] = work_json(outcome.counters, method);
 

@@ -68,6 +68,18 @@ class LoopGuard {
     return true;
   }
 
+  // The problem's branch indicators at an accepted step (LoopLimits::branch_check).
+  template <class StateT>
+  bool on_branch(double t, StateT& s) {
+    if (!limits_.branch_check) return true;
+    std::string message;
+    if (limits_.branch_check(t, as_vec(s), message)) return true;
+    outcome_.status = RunStatus::branch_switch;
+    outcome_.message = message;
+    outcome_.t_reached = t;
+    return false;
+  }
+
   bool fail(RunStatus status, const std::string& what, double t) {
     std::ostringstream msg;
     msg.precision(10);

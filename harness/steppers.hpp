@@ -38,9 +38,15 @@ struct StepperSettings {
   bool land_on_samples = false;
 };
 
+// Called after every accepted step (after the method's post_step) with the state the loop goes
+// on from; returning false ends the run with status branch_switch and the message it set.
+using BranchCheck = std::function<bool(double t, CVecRef x, std::string& message)>;
+
+// When the loop must stop short of t_end.
 struct LoopLimits {
   long max_steps = 50'000'000;  // accepted + rejected
   double wall_time_limit = 0.0;  // seconds; 0: none
+  BranchCheck branch_check;      // none: not checked
 };
 
 struct LoopCounters {
@@ -49,6 +55,7 @@ struct LoopCounters {
   long steps_rejected = 0;
   long stepper_resets = 0;
   long jacobian_evaluations = 0;  // rosenbrock4 only
+  long method_rejections = 0;     // steps the method rejected (StepRejected), part of steps_rejected
 };
 
 struct LoopOutcome {

@@ -15,12 +15,19 @@
 // fixed by the user (`independent`: comma-separated coordinate indices). When Φ_z becomes
 // ill-conditioned at an accepted step — 1/(‖Φ_z⁻¹‖‖J‖) below repartition_tol — the automatic
 // choice is repeated and the stepper reset.
+// Root guard: Newton starts from the previous call's root, and its later corrections must stay
+// below half its first one (the linear prediction); otherwise the step that asked for that
+// state is rejected and retried smaller (StepRejected), since Newton was on its way to another
+// root — another assembly mode. Without it, fehlberg78 at 1e-8 on andrews_squeezer ended `ok`
+// on a flipped loop (error 193 rad with |Φ| ≤ 9e-13).
 // Parameters: independent ("auto"), newton_tol (1e-12: max |Φ_i|), max_iterations (20),
 // repartition_tol (0.1; lower values keep a partition longer and make Newton work harder).
 // State: x = [q_i; q̇_i] (2k entries).
 // Fails when: J is rank-deficient (redundant rows: unsupported), the problem has nonholonomic
-// rows (unsupported), Newton does not converge (newton_failed: a chart boundary was crossed
-// within one step, or a true singular configuration), or a user-fixed partition is singular.
+// rows (unsupported), Newton does not converge or the root guard trips even for tiny steps
+// (newton_failed, branch_switch; fixed-step steppers cannot retry, so there the first failure
+// ends the run: a chart boundary crossed within one step, or a true singular configuration),
+// or a user-fixed partition is singular.
 #include <algorithm>
 #include <set>
 #include <sstream>
@@ -75,6 +82,9 @@ class CoordinatePartitioning : public Method {
   void set_partition(const std::vector<int>& independent);
   void split_jacobian();
   void recover(double t, CVecRef x);
+  void guard_root(double t, double predicted, double corrected);
+  static constexpr double kRootRatio = 0.5;
+  static constexpr double kRootFloor = 100.0;  // × newton_tol: round-off of converged iterates
 
   std::string fixed_choice_;
   double newton_tol_, repartition_tol_;
@@ -82,7 +92,9 @@ class CoordinatePartitioning : public Method {
   const Problem* problem_ = nullptr;
   int n_ = 0, m_ = 0, k_ = 0;
   std::vector<int> dep_, indep_;
-  Vec q_, v_, Phi_, Q_, gamma_, qdd_, lambda_, rhs_m_, permuted_, work_n_, qdd_i_;
+  // q_ holds the last call's root (Newton's warm start); q_accepted_ the root at the last accepted
+  // step, where a rejected step's retry starts again (the rejected step's stages may be far off).
+  Vec q_, q_accepted_, q_first_, v_, Phi_, Q_, gamma_, qdd_, lambda_, rhs_m_, permuted_, work_n_, qdd_i_;
   Mat M_, J_, Jz_, Ji_, D_, R_, MR_, Mr_;
   Eigen::PartialPivLU<Mat> lu_;
   Eigen::LLT<Mat> llt_;
@@ -138,6 +150,8 @@ void CoordinatePartitioning::bind(const Problem& problem) {
   m_ = s.m();
   k_ = n_ - m_;
   q_.setZero(n_);
+  q_accepted_.setZero(n_);
+  q_first_.setZero(n_);
   v_.setZero(n_);
   problem.initial_state(q_, v_);
   J_.setZero(m_, n_);
@@ -186,6 +200,7 @@ void CoordinatePartitioning::split_jacobian() {
 
 void CoordinatePartitioning::pack(double, CVecRef q, CVecRef v, VecRef x) {
   q_ = q;
+  q_accepted_ = q;
   v_ = v;
   for (int i = 0; i < k_; ++i) {
     x(i) = q(indep_[i]);
@@ -193,25 +208,49 @@ void CoordinatePartitioning::pack(double, CVecRef q, CVecRef v, VecRef x) {
   }
 }
 
+// Newton starts from the previous call's root; its first step is the linear prediction of the
+// dependent coordinates at the new independent ones. While the iteration stays with that root
+// the later steps shrink quadratically, so together they stay well below the prediction
+// (Kantorovich: ratio ≤ 1/2). A larger sum means the stage state was far enough away for Newton
+// to reach another root — another assembly mode, e.g. a loop of Andrews' squeezer flipped — so
+// the step that asked for this state is rejected and retried smaller.
+void CoordinatePartitioning::guard_root(double t, double predicted, double corrected) {
+  if (corrected <= kRootRatio * predicted + kRootFloor * newton_tol_) return;
+  stats().add("newton_rejections");
+  q_ = q_accepted_;
+  std::ostringstream msg;
+  msg << "Newton on the dependent coordinates moved " << corrected
+      << " beyond its first (predicted) step " << predicted << " at t = " << t
+      << ": it would risk converging to another assembly branch";
+  throw StepRejected(RunStatus::branch_switch, msg.str());
+}
+
 void CoordinatePartitioning::recover(double t, CVecRef x) {
   for (int i = 0; i < k_; ++i) q_(indep_[i]) = x(i);
   problem_->constraints(t, q_, Phi_);
   int iterations = 0;
+  double predicted = 0.0;  // ‖first Newton step‖: the linear prediction from the warm start
   while (Phi_.lpNorm<Eigen::Infinity>() > newton_tol_) {
     if (iterations == max_iterations_ || !std::isfinite(Phi_.lpNorm<Eigen::Infinity>())) {
       std::ostringstream msg;
       msg << "Newton on the dependent coordinates did not converge at t = " << t << " (|Phi| = "
           << Phi_.lpNorm<Eigen::Infinity>() << " after " << iterations << " iterations)";
-      throw NumericalFailure(RunStatus::newton_failed, msg.str());
+      q_ = q_accepted_;
+      throw StepRejected(RunStatus::newton_failed, msg.str());
     }
     problem_->jacobian(t, q_, J_);
     split_jacobian();
     rhs_m_ = Phi_;
     solve_dependent(rhs_m_);
     for (int j = 0; j < m_; ++j) q_(dep_[j]) -= rhs_m_(j);
+    if (iterations == 0) {
+      predicted = rhs_m_.lpNorm<Eigen::Infinity>();
+      q_first_ = q_;
+    }
     problem_->constraints(t, q_, Phi_);
     ++iterations;
   }
+  if (iterations > 1) guard_root(t, predicted, (q_ - q_first_).lpNorm<Eigen::Infinity>());
   stats().add("newton_iterations", iterations);
   problem_->jacobian(t, q_, J_);
   split_jacobian();
@@ -274,8 +313,11 @@ void CoordinatePartitioning::rhs(CVecRef x, VecRef dxdt, double t) {
 }
 
 bool CoordinatePartitioning::post_step(double t, VecRef x) {
-  if (fixed_choice_ != "auto") return false;
+  // The accepted state itself was never an RHS argument (it combines the stages): recovering it
+  // here lets the root guard reject the step while the step loop can still retry it.
   recover(t, x);
+  q_accepted_ = q_;
+  if (fixed_choice_ != "auto") return false;
   // Quality of the partition: 1/(‖Φ_z⁻¹‖·‖J‖), i.e. rcond(Φ_z) scaled by ‖Φ_z‖/‖J‖, so that a
   // 1 × 1 block (whose rcond is always 1) is still judged against the whole Jacobian.
   const double quality = lu_.rcond() * Jz_.cwiseAbs().colwise().sum().maxCoeff() /

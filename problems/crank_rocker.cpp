@@ -9,6 +9,8 @@
 // loop is not. Reference: reduced ODE in the crank angle on the closed-form elbow-up kinematics.
 // Source: cmbench's peer-comparison problem (shared/PROBLEMS.md); crank angle at 10 s ≈ −3.5299.
 // Outputs: crank angle θ₁ [rad] and coupler point C (x, y) [m].
+// Branch indicator: elbow_C = (D − B) × (C − B) > 0 (elbow up); the other assembly mode mirrors
+// C across the line BD.
 // Parameters: the four lengths (defaults above). Other values must still form a crank-rocker
 // (Grashof with the crank strictly shortest), else the loop would not close for every crank
 // angle; such lengths are an input error naming the condition.
@@ -76,6 +78,20 @@ class CrankRocker : public PlanarLinkage {
   void outputs(double, CVecRef q, CVecRef, VecRef y) const override {
     const Eigen::Vector2d C = point(q, 1, {l_.coupler / 2, 0});
     y << q(2), C.x(), C.y();
+  }
+
+  // Elbow up: C on the left of the directed line B → D. The Grashof lengths keep C off that
+  // line at every crank angle, so the sign never needs to change on the reference's branch.
+  std::vector<BranchIndicator> branch_indicators() const override {
+    return {{"elbow_C", "(D − B) × (C − B): side of C relative to the line BD, > 0 elbow up",
+             BranchIndicator::Kind::sign}};
+  }
+
+  void branch_indicator_values(double, CVecRef q, VecRef b) const override {
+    const Eigen::Vector2d B = point(q, 0, {l_.crank / 2, 0});
+    const Eigen::Vector2d C = point(q, 1, {l_.coupler / 2, 0});
+    const Eigen::Vector2d BD = Eigen::Vector2d(l_.ground, 0.0) - B, BC = C - B;
+    b(0) = BD.x() * BC.y() - BD.y() * BC.x();
   }
 
   // C is the upper intersection of the circles |C − B| = coupler and |C − D| = rocker.

@@ -10,6 +10,8 @@
 // jumps from 1 to N + 1; a method must pass through without leaving the parallelogram branch.
 // Reference: on that branch every rocker has the same angle φ and couplers translate, so the
 // reduced ODE in φ (Lagrange's equation on the closed-form chart) is integrated very accurately.
+// Branch indicators: rocker_i_parallel = θ_i − θ_0 (wrapped to (−π, π]) for i = 1..N, value
+// kind with tolerance 0.1 rad: on the parallelogram branch it is 0, on a folded branch O(1).
 // Parameters: N (1 … 1000, default 40), t_end (default 20 s).
 #include <cmath>
 
@@ -21,6 +23,7 @@ namespace {
 
 constexpr double kLength = 1.0, kMass = 1.0, kG = 9.81;
 constexpr double kPi = 3.141592653589793238462643383279502884;
+constexpr double kParallelTolerance = 0.1;  // [rad], see branch_indicators
 
 int rocker(int i) { return i; }
 int coupler(int n, int i) { return n + 1 + i; }
@@ -58,6 +61,26 @@ class NFourBar : public PlanarLinkage {
   void outputs(double, CVecRef q, CVecRef v, VecRef y) const override {
     const Eigen::Vector2d top(kLength / 2, 0);
     y << point(q, rocker(0), top), point_velocity(q, v, rocker(0), top);
+  }
+
+  // On the parallelogram branch every rocker keeps rocker 0's angle. The folded branches meet it
+  // at the singular positions, so no sign separates them: the angle difference is a value
+  // indicator. A state that satisfies the constraints away from the singular positions is
+  // either on this branch (difference 0) or on a folded one (O(1) difference), so 0.1 rad flags
+  // a switch early while drift of a usable run (IFToMM's threshold is 1e-3 m) stays far below.
+  std::vector<BranchIndicator> branch_indicators() const override {
+    std::vector<BranchIndicator> out;
+    for (int i = 1; i <= n_; ++i)
+      out.push_back({"rocker_" + std::to_string(i) + "_parallel",
+                     "θ of rocker " + std::to_string(i) + " − θ of rocker 0 [rad], wrapped",
+                     BranchIndicator::Kind::value, kParallelTolerance});
+    return out;
+  }
+
+  void branch_indicator_values(double, CVecRef q, VecRef b) const override {
+    const double theta0 = q(3 * rocker(0) + 2);
+    for (int i = 1; i <= n_; ++i)
+      b(i - 1) = std::remainder(q(3 * rocker(i) + 2) - theta0, 2.0 * kPi);
   }
 
   void chart(const Jet2& phi, std::vector<Jet2>& q) const override {

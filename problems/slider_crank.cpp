@@ -9,6 +9,8 @@
 // the x axis with θ = 0). Reference: reduced ODE in the crank angle with the closed-form rod
 // angle ψ = asin(−l1 sin φ / l2) (valid for all φ since l1 < l2).
 // Outputs: crank angle [rad], slider position x [m].
+// Branch indicator: slider_side = x_C − x_B > 0; the other assembly mode puts the slider on the
+// crank pin's left.
 #include <cmath>
 
 #include "core/registry.hpp"
@@ -39,6 +41,17 @@ class SliderCrank : public PlanarLinkage {
   std::vector<std::string> output_names() const override { return {"crank_angle", "slider_x"}; }
 
   void outputs(double, CVecRef q, CVecRef, VecRef y) const override { y << q(2), q(6); }
+
+  // The slider stays on the side of the crank pin it starts on: |x_C − x_B| ≥
+  // √(l2² − l1²) > 0 on that branch, so the sign never needs to change.
+  std::vector<BranchIndicator> branch_indicators() const override {
+    return {{"slider_side", "x_C − x_B: slider to the right (> 0) of the crank pin",
+             BranchIndicator::Kind::sign}};
+  }
+
+  void branch_indicator_values(double, CVecRef q, VecRef b) const override {
+    b(0) = q(6) - point(q, 0, {kCrank / 2, 0}).x();
+  }
 
   void chart(const Jet2& phi, std::vector<Jet2>& q) const override {
     const Jet2 bx = kCrank * cos(phi), by = kCrank * sin(phi);

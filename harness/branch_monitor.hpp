@@ -1,0 +1,44 @@
+// Watches the assembly branch of a run: evaluates the problem's branch indicators
+// (core/problem.hpp) at every accepted step and compares them with their values at t = 0. A run
+// whose state satisfies the constraints on another branch (a different assembly mode, or the
+// folded branch of IFToMM A02 after a singular position) would otherwise end `ok` with an error
+// that only a reference reveals.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/method.hpp"
+#include "core/problem.hpp"
+
+namespace cmb {
+
+class BranchMonitor {
+ public:
+  BranchMonitor(const Problem& problem, Method& method);
+
+  bool active() const { return !indicators_.empty(); }
+  // Records the indicators at the initial state; a sign indicator that is zero there cannot
+  // tell branches apart (the problem's definition is at fault): it throws std::logic_error.
+  void start(double t, CVecRef x);
+  // False when an indicator left its branch; `message` then names it, its value and t.
+  bool on_branch(double t, CVecRef x, std::string& message);
+  // {"indicators": K, "min_margin", "at", "t"}: the smallest margin seen (1 at t = 0, < 0 off
+  // the branch; sign: b·sign(b0)/|b0|, value: 1 − |b − b0|/tolerance) and where; null if none.
+  nlohmann::json summary() const;
+
+ private:
+  double margin(Eigen::Index i) const;
+
+  const Problem& problem_;
+  Method& method_;
+  std::vector<BranchIndicator> indicators_;
+  Vec q_, v_, b0_, b_;
+  double min_margin_ = 1.0;
+  Eigen::Index worst_ = 0;
+  double worst_t_ = 0.0;
+};
+
+}  // namespace cmb
