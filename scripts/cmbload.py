@@ -4,6 +4,7 @@
     records = cmbload.load("results/default/2026-11-22_71d8b2b2d77d")
     rows = [cmbload.flatten(r) for r in records]          # or cmbload.frame(records)
     data = cmbload.series(results_dir, records[0])         # {"t": array, "position_residual": ...}
+    lines = cmbload.group_series(rows)                     # runs differing only in dt or tol
 
 A results directory holds results.json (schema cmbench.results/1), runs/<stem>.json (the same
 records, one per file) and series/<stem>.csv per run; a run's series is found through the stem of
@@ -13,11 +14,13 @@ import csv
 import json
 import math
 import os
+import statistics
 
 import numpy as np
 
 __all__ = ["load", "load_doc", "flatten", "frame", "series", "series_path", "series_stem",
-           "split_key"]
+           "split_key", "key_parts", "sweep_key", "case_key", "variant_label", "group_series",
+           "case_labels"]
 
 
 def load_doc(results_dir):
@@ -61,6 +64,123 @@ def split_key(key):
             current.append(ch)
     parts.append("".join(current))
     return parts
+
+
+SETTING_PREFIXES = ("dt=", "tol=")
+
+
+def key_parts(key):
+    """The parts of a run key as harness/run.cpp (run_key) builds it,
+    problem[p]/method[a=1]/stepper/dt=…|tol=…[,atol=…][/t_end=…][/perturb=p…,v…][/assembly=…]:
+    {"problem", "method", "stepper", "swept" ('dt=0.001' or 'tol=1e-06'), "held" (the rest of
+    the setting segment: ',atol=…' or ''), "extras" (the segments after it)}."""
+    segments = split_key(key)
+    at = next((i for i, s in enumerate(segments) if s.startswith(SETTING_PREFIXES)),
+              len(segments))
+    head = (segments[:at] + ["", "", ""])[:3]
+    swept, _, held = (segments[at] if at < len(segments) else "").partition(",")
+    return {"problem": head[0], "method": head[1], "stepper": head[2], "swept": swept,
+            "held": "," + held if held else "", "extras": segments[at + 1:]}
+
+
+def sweep_key(key):
+    """The run key with its swept value (dt of a fixed-step stepper, tol of an adaptive one)
+    replaced by '*': the identity of the series the run belongs to. Everything else — problem
+    and method with their parameters, stepper, a fixed atol, t_end, perturbation, assembly —
+    stays, so two runs share a series only when they differ in dt or tol alone."""
+    p = key_parts(key)
+    swept = p["swept"].partition("=")[0] + "=*" if p["swept"] else ""
+    return "/".join([p["problem"], p["method"], p["stepper"], swept + p["held"]] + p["extras"])
+
+
+def case_key(key):
+    """What a panel holds fixed: the problem instance and the initial condition and horizon
+    of its runs (problem[params] plus the t_end, perturb and assembly segments)."""
+    p = key_parts(key)
+    return "/".join([p["problem"]] + p["extras"])
+
+
+GREEK = {"alpha": "α", "beta": "β", "omega0": "ω₀", "zeta": "ζ"}
+
+
+def variant_label(key):
+    """'baumgarte[alpha=10][beta=20]' -> 'baumgarte α=10 β=20': the method with its given
+    parameters (string values without their JSON quotes)."""
+    method = key_parts(key)["method"]
+    head, _, rest = method.partition("[")
+    params = [p.split("=", 1) for p in rest.rstrip("]").split("][")] if rest else []
+    return " ".join([head] + [f"{GREEK.get(k, k)}={v.strip(chr(34))}" for k, v in params])
+
+
+def _extra_kind(segment):
+    return segment.partition("=")[0]
+
+
+def _describe_perturbation(segment):
+    """'perturb=p0.001,v0' -> 'perturbed p=0.001' (w for a velocity perturbation, as in
+    docs/report.md)."""
+    position, _, velocity = segment.partition("=")[2].partition(",")
+    parts = [f"{name}={v[1:]}" for name, v in (("p", position), ("w", velocity))
+             if v[1:] not in ("", "0")]
+    return "perturbed " + ", ".join(parts)
+
+
+def _describe_case(row, kind, segment):
+    """How a case differs from its siblings in `kind` (t_end, perturb or assembly); the record
+    supplies the values a key leaves out (the problem's default horizon, assembly 'reject')."""
+    if kind == "t_end":
+        return f"t_end={row['t_end']:g}"
+    if kind == "assembly":
+        return f"assembly={row['assembly']}"
+    return _describe_perturbation(segment) if segment else "unperturbed"
+
+
+def case_labels(rows):
+    """{case key: label} in campaign order. A label is the problem label plus whatever tells
+    the problem's cases apart (the t_end, perturbation or assembly that differ among them,
+    'unperturbed' for the case without a perturbation); a problem with one case keeps its
+    plain label."""
+    cases = {}
+    for r in rows:
+        extras = {_extra_kind(e): e for e in key_parts(r["key"])["extras"]}
+        cases.setdefault(r["case_key"], (r, extras))
+    siblings = {}
+    for r, extras in cases.values():
+        siblings.setdefault(r["problem_label"], []).append(extras)
+    labels = {}
+    for case, (r, extras) in cases.items():
+        mine = siblings[r["problem_label"]]
+        varying = [k for k in ("t_end", "perturb", "assembly")
+                   if len({e.get(k) for e in mine}) > 1]
+        labels[case] = ", ".join([r["problem_label"]] +
+                                 [_describe_case(r, k, extras.get(k)) for k in varying])
+    return labels
+
+
+def _swept_value(row):
+    value = row["dt"] if row["kind"] == "fixed" else row["tol"]
+    return math.inf if value is None else value
+
+
+def group_series(rows):
+    """The series of a result set: runs that differ only in the swept dt (fixed-step) or tol
+    (adaptive), i.e. that share sweep_key. [{"key", "case", "case_label", "variant" (method
+    with its parameters), "method", "stepper", "kind", "order", "runs" (every status, by
+    increasing dt or tol)}] in campaign order. Every figure and table that draws or fits a
+    series takes it from here, so parameter variants, perturbed and unperturbed runs, other
+    horizons or assembly options never merge into one line."""
+    labels = case_labels(rows)
+    groups = {}
+    for r in rows:
+        groups.setdefault(r["series_key"], []).append(r)
+    out = []
+    for key, runs in groups.items():
+        first = runs[0]
+        out.append({"key": key, "case": first["case_key"], "case_label": labels[first["case_key"]],
+                    "variant": first["variant_label"], "method": first["method"],
+                    "stepper": first["stepper"], "kind": first["kind"], "order": first["order"],
+                    "runs": sorted(runs, key=_swept_value)})
+    return out
 
 
 def readable(segment):
@@ -166,8 +286,17 @@ def flatten(record):
     initial = record.get("initial") or {}
     perturbation = initial.get("perturbation") or {}
     energy = metrics.get("energy") or {}
+    outputs = _get(metrics, "error", "outputs") or {}
+    references = [abs(o["final_reference"]) for o in outputs.values()
+                  if isinstance(o, dict) and o.get("final_reference") is not None]
+    # The median, not the largest: an accumulated angle (18 rad of a crank turning at 150 rad/s)
+    # would otherwise set the scale of every output.
+    scale = statistics.median(references) if references else None
     return {
         "key": record["key"],
+        "series_key": sweep_key(record["key"]),
+        "case_key": case_key(record["key"]),
+        "variant_label": variant_label(record["key"]),
         "status": record.get("status"),
         "message": record.get("message", ""),
         "problem": problem.get("id"),
@@ -194,6 +323,7 @@ def flatten(record):
         "final_rel_error": _get(metrics, "error", "final_rel_max"),
         "max_error": _get(metrics, "error", "max_abs"),
         "scd": _get(metrics, "error", "scd"),
+        "output_scale": scale or None,
         "drift_position_max": _get(metrics, "drift", "position", "max"),
         "drift_position_final": _get(metrics, "drift", "position", "final"),
         "drift_velocity_max": _get(metrics, "drift", "velocity", "max"),

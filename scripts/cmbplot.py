@@ -85,6 +85,114 @@ def shared_legend(fig, axes, spare, max_rows=18):
         fig.tight_layout(rect=(0, min(0.6, (0.2 * rows + 0.2) / height), 1, 1))
 
 
+MAX_SERIES = 8  # lines per panel beyond which neither the lines nor a legend stay readable
+GREY = "#c4c4c4"
+# Series picked out of a crowded panel: distinct hues; the method still shows in the marker.
+HIGHLIGHT_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                    "#e377c2", "#17becf"]
+
+
+def facet_panels(series, max_series=MAX_SERIES):
+    """Panels for series (of cmbload.group_series: dicts with "case", "case_label",
+    "stepper"): one per case; when a case holds more than max_series series of several
+    steppers (so that splitting it helps), one per case × stepper for every case — a figure is
+    faceted throughout or not at all. A panel may still hold more than max_series series (the
+    variants of one stepper): its figure then names only some of them. Returns (panels
+    [{"case", "case_label", "stepper" (None unless faceted), "series"}] in campaign order,
+    faceted)."""
+    def split(key):
+        out = {}
+        for s in series:
+            out.setdefault(key(s), []).append(s)
+        return out
+
+    by_case = split(lambda s: s["case"])
+    by_stepper = split(lambda s: (s["case"], s["stepper"]))
+    faceted = any(len(v) > max_series and len({s["stepper"] for s in v}) > 1
+                  for v in by_case.values())
+    groups = by_stepper if faceted else {(case, None): v for case, v in by_case.items()}
+    return [{"case": case, "case_label": group[0]["case_label"], "stepper": stepper,
+             "series": group} for (case, stepper), group in groups.items()], faceted
+
+
+def panel_title(panel):
+    """Case label, plus the stepper when the panel holds one stepper only."""
+    steppers = {s["stepper"] for s in panel["series"]}
+    stepper = panel["stepper"] or (steppers.pop() if len(steppers) == 1 else None)
+    return panel["case_label"] + (f": {stepper}" if stepper else "")
+
+
+def series_label(series, panel):
+    """The variant (method and its parameters), plus the stepper when the panel mixes
+    steppers; the case is in the panel title."""
+    mixed = len({s["stepper"] for s in panel["series"]}) > 1
+    return series["variant"] + (f" / {series['stepper']}" if mixed else "")
+
+
+def facet_grid(plan, faceted, cols, width, height):
+    """Axes for the panels of facet_panels: faceted, one row per case and one column per
+    stepper (the axes shared along a row, so the steppers of a case compare at a glance); else
+    a grid of at most `cols` columns. Returns (fig, axes in the order of `plan`, spare axes)."""
+    if not faceted:
+        return panels(len(plan), cols, width, height)
+    cases = list(dict.fromkeys(p["case"] for p in plan))
+    steppers = list(dict.fromkeys(p["stepper"] for p in plan))
+    fig, grid = pyplot().subplots(len(cases), len(steppers),
+                                  figsize=(width * len(steppers), height * len(cases)),
+                                  squeeze=False)
+    axes, first_in_row = [], {}
+    for p in plan:
+        row = cases.index(p["case"])
+        ax = grid[row][steppers.index(p["stepper"])]
+        if row in first_in_row:
+            ax.sharex(first_in_row[row])
+            ax.sharey(first_in_row[row])
+        first_in_row.setdefault(row, ax)
+        axes.append(ax)
+    spare = [ax for ax in grid.flat if ax not in axes]
+    for ax in spare:
+        ax.axis("off")
+    return fig, axes, spare
+
+
+def spread(items, n):
+    """At most n of items, evenly spaced over the sequence (first and last included)."""
+    if len(items) <= n:
+        return list(items)
+    if n == 1:
+        return [items[0]]
+    return [items[round(i * (len(items) - 1) / (n - 1))] for i in range(n)]
+
+
+def pareto_front(points):
+    """Indices of the non-dominated (cost, error) points: no other point is at most as costly
+    and more accurate (of identical points, one)."""
+    front, best = [], math.inf
+    for i in sorted(range(len(points)), key=lambda i: points[i]):
+        if points[i][1] < best:
+            front.append(i)
+            best = points[i][1]
+    return front
+
+
+def grey_style(method):
+    """A series drawn for context only: light grey, small, behind the named ones."""
+    return {"color": GREY, "marker": method_style(method)["marker"], "markersize": 3,
+            "linewidth": 0.8, "linestyle": "-", "zorder": 1}
+
+
+def highlight_style(method, i):
+    return {"color": HIGHLIGHT_COLORS[i % len(HIGHLIGHT_COLORS)],
+            "marker": method_style(method)["marker"], "linestyle": "-", "zorder": 3}
+
+
+def panel_legend(ax):
+    """A legend of this panel's series only, right of the panel (it covers no data)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0,
+                  fontsize="xx-small", frameon=False)
+
+
 def null_formatter():
     from matplotlib.ticker import NullFormatter
     return NullFormatter()

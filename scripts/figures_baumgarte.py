@@ -37,20 +37,18 @@ def perturbation_text(row):
             + (f", {row['assembly']}" if row["assembly"] else ""))
 
 
+def _case(row):
+    """The problem case (instance, horizon, initial condition: cmbload.case_key) and stepper
+    setting of a run."""
+    return row["case_key"], row["stepper"], row["setting"]
+
+
 def _config(row):
-    """What a heat map holds fixed: problem instance, stepper setting, initial condition and the
-    method parameters other than the gains."""
+    """What a heat map holds fixed: the case and stepper setting, and the method parameters
+    other than the gains."""
     others = tuple(sorted((k, str(v)) for k, v in row["method_params"].items()
                           if k not in GAIN_KEYS))
-    return (row["problem_label"], row["stepper"], row["setting"], row["assembly"],
-            row["perturbation_position"], row["perturbation_velocity"], others)
-
-
-def _same_case(a, b):
-    return (a["problem_label"], a["stepper"], a["setting"], a["assembly"],
-            a["perturbation_position"], a["perturbation_velocity"]) == \
-           (b["problem_label"], b["stepper"], b["setting"], b["assembly"],
-            b["perturbation_position"], b["perturbation_velocity"])
+    return _case(row) + (others,)
 
 
 def drift_value(row):
@@ -80,7 +78,8 @@ def heatmap_grids(rows):
         if len(alphas) < 2 or len(betas) < 2:
             continue
         case = next(iter(cells.values()))
-        index1 = next((r for r in rows if r["method"] == "index1" and _same_case(r, case)), None)
+        index1 = next((r for r in rows if r["method"] == "index1" and _case(r) == _case(case)),
+                      None)
         grids.append({"case": case, "alphas": alphas, "betas": betas, "cells": cells,
                       "index1": index1})
     return grids
@@ -157,15 +156,11 @@ def heatmaps(rows, results_dir):
         raise Skipped("no baumgarte runs whose (alpha, beta) span at least a 2 × 2 grid")
     plt = cmbplot.pyplot()
     files, tables, text = [], [], ["# Baumgarte (α, β) grids", ""]
-    # One file per problem and initial condition, one row of two maps per stepper setting.
-    def figure_of(g):
-        case = g["case"]
-        return (case["problem_label"], case["assembly"], case["perturbation_position"],
-                case["perturbation_velocity"])
-
-    for which in dict.fromkeys(figure_of(g) for g in grids):
-        mine = [g for g in grids if figure_of(g) == which]
-        problem = which[0]
+    # One file per problem case (instance, horizon, initial condition), one row of two maps per
+    # stepper setting.
+    for which in dict.fromkeys(g["case"]["case_key"] for g in grids):
+        mine = [g for g in grids if g["case"]["case_key"] == which]
+        problem = mine[0]["case"]["problem_label"]
         name = slug(problem + perturbation_text(mine[0]["case"]).replace("=", ""))
         width = 0.75 * max(len(g["alphas"]) for g in mine) + 2.2
         height = 0.45 * max(len(g["betas"]) for g in mine) + 1.6

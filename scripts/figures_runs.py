@@ -22,16 +22,10 @@ def result(name, title, caption, files, tables=(), data=None):
 
 
 def ok(rows):
+    """The successful runs. Every other status (diverged, branch_switch, singular,
+    newton_failed, step_limit, time_limit, unsupported, invalid_input, ...) is a failure: its
+    run is never drawn or fitted as a result, whatever metrics its record holds."""
     return [r for r in rows if r["status"] == "ok"]
-
-
-def problem_labels(rows):
-    """Problem instances (id plus parameters) in campaign order."""
-    seen = []
-    for r in rows:
-        if r["problem_label"] not in seen:
-            seen.append(r["problem_label"])
-    return seen
 
 
 def _setting_value(r):
@@ -42,13 +36,13 @@ def _error_or_inf(r):
     return r["final_error"] if r["final_error"] is not None else math.inf
 
 
-def representatives(rows, problem_label):
-    """One run per method for the time-series figures and the drift/energy table: the stepper
-    (adaptive if any) that the most methods ran successfully on this problem, at its tightest
-    tolerance (or smallest dt) per method; among parameter variants of a method the one with the
-    smallest final error. A method that never succeeded with that stepper is represented by its
-    most accurate run. Returns ({method: row}, chosen stepper)."""
-    cand = [r for r in ok(rows) if r["problem_label"] == problem_label]
+def representatives(rows, case):
+    """One run per method of a case (cmbload.case_key) for the time-series figures and the
+    drift/energy table: the stepper (adaptive if any) that the most methods ran successfully on
+    the case, at its tightest tolerance (or smallest dt) per method; among parameter variants of
+    a method the one with the smallest final error. A method that never succeeded with that
+    stepper is represented by its most accurate run. Returns ({method: row}, chosen stepper)."""
+    cand = [r for r in ok(rows) if r["case_key"] == case]
     if not cand:
         return {}, None
     pool = ([r for r in cand if r["kind"] == "adaptive" and r["tol"] is not None]
@@ -71,58 +65,121 @@ def representatives(rows, problem_label):
     return chosen_rows, chosen
 
 
-def _variant_labels(runs):
-    """Legend label per method label: the label itself when a method has at most 4 variants in
-    the panel, else 'method (n variants)'."""
-    variants = {}
-    for r in runs:
-        variants.setdefault(r["method"], set()).add(r["method_label"])
-    return {label: (label if len(v) <= 4 else f"{m} ({len(v)} variants)")
-            for m, v in variants.items() for label in v}
-
-
 # --- work-precision ---------------------------------------------------------------------------
 
+def _wp_points(series):
+    return sorted((r["time"], r["final_error"]) for r in ok(series["runs"])
+                  if r["time"] and r["final_error"] and r["final_error"] > 0)
+
+
+def _front_series(panel, points):
+    """The series of a panel with a run on its Pareto front (no other run both faster and more
+    accurate), from the one reaching the front fastest to the most accurate."""
+    runs = [(p, s["key"]) for s in panel["series"] for p in points[s["key"]]]
+    first_on_front = {}
+    for i in cmbplot.pareto_front([p for p, _ in runs]):
+        first_on_front.setdefault(runs[i][1], runs[i][0])
+    return sorted(first_on_front, key=first_on_front.get)
+
+
+def _named_series(panel, points):
+    """(keys of the series to colour and name, in legend order; title note). A panel with at
+    most MAX_SERIES series names all; a crowded one those on its Pareto front, at most
+    MAX_SERIES spread along it."""
+    n = len(panel["series"])
+    if n <= cmbplot.MAX_SERIES:
+        return [s["key"] for s in panel["series"]], ""
+    front = _front_series(panel, points)
+    chosen = set(cmbplot.spread(front, cmbplot.MAX_SERIES))
+    if len(chosen) == len(front):
+        note = f"colour: the {len(front)} of {n} series on the Pareto front"
+    else:
+        note = (f"colour: {len(chosen)} of the {len(front)} series on the Pareto front"
+                + ("" if len(front) == n else f" ({n} in all)"))
+    return [s["key"] for s in panel["series"] if s["key"] in chosen], note
+
+
+def _draw_wp_panel(ax, panel, points, steppers, faceted):
+    """Draws a panel; returns the labels it names."""
+    named, note = _named_series(panel, points)
+    labels = []
+    for s in panel["series"]:
+        pts = points[s["key"]]
+        if s["key"] not in named:
+            style, label = cmbplot.grey_style(s["method"]), None
+        else:
+            label = cmbplot.series_label(s, panel)
+            if note:  # colours run through the palette in legend order
+                style = cmbplot.highlight_style(s["method"], named.index(s["key"]))
+            elif faceted:
+                style = cmbplot.method_style(s["method"])
+            else:
+                style = cmbplot.style_for(s["method"], s["stepper"], steppers)
+                if s["kind"] == "fixed":
+                    style["markerfacecolor"] = "none"
+            labels.append(label)
+        ax.loglog([p[0] for p in pts], [p[1] for p in pts], label=label, **style)
+    ax.set_title(cmbplot.panel_title(panel) + (f"\n{note}" if note else ""), fontsize="small")
+    ax.set_xlabel("time per run [s] (min of repetitions)")
+    ax.set_ylabel("final error (max abs over outputs)")
+    ax.grid(True, which="major", alpha=0.3)
+    return labels
+
+
 def work_precision(rows, results_dir):
-    runs = [r for r in ok(rows) if r["time"] and r["final_error"] and r["final_error"] > 0]
-    problems = problem_labels(runs)
-    if not problems:
+    series = [s for s in cmbload.group_series(rows) if _wp_points(s)]
+    if not series:
         raise Skipped("no successful run with both a final error (a reference) and a time")
-    steppers = sorted({r["stepper"] for r in runs})
-    fig, axes, spare = cmbplot.panels(len(problems), 3, 4.2, 3.6)
-    for ax, problem in zip(axes, problems):
-        mine = [r for r in runs if r["problem_label"] == problem]
-        labels = _variant_labels(mine)
-        groups = {}
-        for r in mine:
-            groups.setdefault((r["method_label"], r["stepper"]), []).append(r)
-        for (label, stepper), group in groups.items():
-            points = sorted((r["time"], r["final_error"]) for r in group)
-            style = cmbplot.style_for(group[0]["method"], stepper, steppers)
-            if group[0]["kind"] == "fixed":
-                style["markerfacecolor"] = "none"
-            ax.loglog([p[0] for p in points], [p[1] for p in points],
-                      label=f"{labels[label]} / {stepper}", **style)
-        ax.set_title(problem)
-        ax.set_xlabel("time per run [s] (min of repetitions)")
-        ax.set_ylabel("final error (max abs over outputs)")
-        ax.grid(True, which="major", alpha=0.3)
-    cmbplot.shared_legend(fig, axes, spare)
-    return result("work_precision", "Work-precision diagrams",
-                  "Final error against run time (minimum of the timed repetitions), one line per "
-                  "method × stepper over its tolerance or step-size sweep (hollow markers: "
-                  "fixed-step steppers), one panel per problem.",
-                  cmbplot.save(fig, results_dir, "work_precision"))
+    points = {s["key"]: _wp_points(s) for s in series}
+    steppers = sorted({s["stepper"] for s in series})
+    plan, faceted = cmbplot.facet_panels(series)
+    crowded = any(len(p["series"]) > cmbplot.MAX_SERIES for p in plan)
+    width = 4.2 + (2.2 if crowded else 0)
+    fig, axes, spare = cmbplot.facet_grid(plan, faceted, 3, width, 3.6)
+    panels = []
+    for ax, panel in zip(axes, plan):
+        named = _draw_wp_panel(ax, panel, points, steppers, faceted)
+        if crowded:
+            cmbplot.panel_legend(ax)
+        panels.append({"title": cmbplot.panel_title(panel), "series": len(panel["series"]),
+                       "named": named,
+                       "runs": sum(len(points[s["key"]]) for s in panel["series"])})
+    if not crowded:
+        cmbplot.shared_legend(fig, axes, spare)
+    else:
+        fig.tight_layout()
+    return result("work_precision", "Work-precision diagrams", _wp_caption(faceted, crowded),
+                  cmbplot.save(fig, results_dir, "work_precision"),
+                  data={"faceted": faceted, "panels": panels})
+
+
+def _wp_caption(faceted, crowded):
+    layout = ("a row of panels per problem case, a column per stepper, the panels of a row "
+              f"sharing their axes (a case holds more than {cmbplot.MAX_SERIES} series)" if faceted
+              else "one panel per problem case")
+    text = ("Final error against run time (minimum of the timed repetitions), one line per "
+            "series — runs that differ only in the swept tolerance or step size (method "
+            f"parameter variants, steppers and initial perturbations apart); {layout}.")
+    if crowded:
+        return text + (f" In a panel with more than {cmbplot.MAX_SERIES} series only those "
+                       "with a run on the panel's Pareto front (no other run both faster and "
+                       f"more accurate) are coloured and named in its legend, at most "
+                       f"{cmbplot.MAX_SERIES} spread along the front; the others are light "
+                       "grey. Colours tell the named series of a panel apart, markers give "
+                       "the method.")
+    return text + (" Colour and marker give the method" +
+                   ("." if faceted else ", line style the stepper; hollow markers: "
+                    "fixed-step steppers."))
 
 
 # --- drift and energy over time ---------------------------------------------------------------
 
 def _chosen_series(rows, results_dir, need):
-    """problem -> (stepper, [(row, series)]) for the representatives whose series holds the
+    """case label -> (stepper, [(row, series)]) for the representatives whose series holds the
     columns in `need`."""
     out = {}
-    for problem in problem_labels(ok(rows)):
-        reps, stepper = representatives(rows, problem)
+    for case, problem in cmbload.case_labels(rows).items():
+        reps, stepper = representatives(rows, case)
         picked = []
         for method, r in sorted(reps.items(), key=lambda kv: cmbplot.method_order(kv[0])):
             data = cmbload.series(results_dir, r)
@@ -202,81 +259,215 @@ def energy(rows, results_dir):
 
 # --- convergence order ------------------------------------------------------------------------
 
+# What makes an observed order (fit_order gives the reasons).
+FLOOR_FACTOR = 10
+LARGE_FRACTION = 1e-2
+MIN_POINTS = 3
+MIN_ORDER = 0.5
+ORDER_MARGIN = 2
+
+
+def point_class(error, accuracy, scale):
+    """'floor' (error ≤ FLOOR_FACTOR × the reference's accuracy), 'large' (error ≥
+    LARGE_FRACTION × scale, the typical magnitude of the scored outputs — the median of their
+    |reference value| at t_end, cmbload's output_scale —, or ≥ LARGE_FRACTION absolute when the
+    record gives no scale) or 'in range'."""
+    if error <= FLOOR_FACTOR * (accuracy or 0.0):
+        return "floor"
+    if error >= LARGE_FRACTION * (scale or 1.0):
+        return "large"
+    return "in range"
+
+
+def _too_few(classes, failed):
+    if not classes:
+        return "every run failed" if failed else f"fewer than {MIN_POINTS} points"
+    large, floor = classes.count("large"), classes.count("floor")
+    also = f"; {failed} failed" if failed else ""
+    if large == len(classes):
+        return "errors O(1): outside the asymptotic range" + also
+    if floor == len(classes):
+        return "at the reference's accuracy" + also
+    details = [f"{n} {what}" for n, what in ((large, "O(1)"),
+                                             (floor, "at the reference's accuracy"),
+                                             (failed, "failed")) if n]
+    return (f"fewer than {MIN_POINTS} points"
+            + (f" in the asymptotic range: {', '.join(details)}" if details else ""))
+
+
+def fit_order(points, nominal, failed=0):
+    """Observed order of one fixed-step sweep from its successful runs, points [(dt, error,
+    reference accuracy, output scale)]; `failed` runs of the sweep have no point.
+
+    Only points in the asymptotic range, where error ≈ C·dt^p, enter the fit (point_class):
+    - error > 10× the reference's accuracy: the measured error is then the stepper's to within
+      10 % (log error off by < 0.1); closer, it measures the reference;
+    - error < 1 % of the outputs' typical magnitude (1e-2 absolute without one): a larger error
+      is O(1), the run has left the neighbourhood where its error expands in powers of dt.
+    At least MIN_POINTS = 3 such points are needed (two always lie on a line; a third tests
+    the power law), and their error must fall strictly as dt falls. The least-squares slope of
+    log error on log dt must then lie in [0.5, nominal + 2]: monotone points make it positive,
+    but under 0.5 the error hardly depends on dt (a perturbation or model error dominates, no
+    stepper of order ≥ 1 is measured), and over nominal + 2 the terms of the expansion are
+    still cancelling (a vanishing leading coefficient shows order nominal + 1, not + 3).
+    Returns (slope or None, reason for no fit or None, class per point in increasing dt:
+    'fitted', 'unfitted' (in range, but no fit), 'floor' or 'large')."""
+    points = sorted(points)
+    classes = [point_class(e, acc, scale) for _, e, acc, scale in points]
+    usable = [(dt, e) for (dt, e, _, _), c in zip(points, classes) if c == "in range"]
+    slope, reason = None, None
+    if len(usable) < MIN_POINTS:
+        reason = _too_few(classes, failed)
+    elif any(later <= earlier for (_, earlier), (_, later) in zip(usable, usable[1:])):
+        reason = "not monotone in dt"
+    else:
+        slope = cmbplot.loglog_fit([p[0] for p in usable], [p[1] for p in usable])[0]
+        if not MIN_ORDER <= slope <= (nominal + ORDER_MARGIN if nominal else math.inf):
+            slope, reason = None, f"slope {slope:.2f} inconsistent"
+    in_range = "unfitted" if reason else "fitted"
+    return slope, reason, [in_range if c == "in range" else c for c in classes]
+
+
 def convergence_fits(rows):
-    """Observed orders of fixed-step steppers: [(problem, method label, stepper, nominal order,
-    [(dt, error, used in the fit)], slope or None, method id)] for every (problem, method
-    variant, stepper) with at least two step sizes. Errors within 10× the reference accuracy are
-    left out of the fit (the reference's floor, not the stepper's error)."""
-    groups = {}
-    for r in ok(rows):
-        if r["kind"] == "fixed" and r["dt"] and r["final_error"] and r["final_error"] > 0:
-            groups.setdefault((r["problem_label"], r["method_label"], r["stepper"]), []).append(r)
+    """Observed orders of the fixed-step series (cmbload.group_series) that sweep at least two
+    step sizes against a reference: the series dict plus "points" [(dt, error, class)] of its
+    successful runs, "failed" (runs of another status), "dts", "slope" (None without a fit)
+    and "reason"."""
     fits = []
-    for (problem, label, stepper), group in groups.items():
-        if len({r["dt"] for r in group}) < 2:
+    for s in cmbload.group_series(rows):
+        dts = sorted({r["dt"] for r in s["runs"] if r["dt"]})
+        if s["kind"] != "fixed" or len(dts) < 2 or \
+                all(r["reference_kind"] in (None, "none") for r in s["runs"]):
             continue
-        points = []
-        for r in sorted(group, key=lambda r: r["dt"]):
-            floor = 10 * (r["reference_accuracy"] or 0.0)
-            points.append((r["dt"], r["final_error"], r["final_error"] > floor))
-        used = [(dt, e) for dt, e, keep in points if keep]
-        fit = cmbplot.loglog_fit([p[0] for p in used], [p[1] for p in used]) if used else None
-        fits.append((problem, label, stepper, group[0]["order"], points,
-                     fit[0] if fit else None, group[0]["method"]))
+        measured = sorted((r["dt"], r["final_error"], r["reference_accuracy"], r["output_scale"])
+                          for r in ok(s["runs"]) if r["final_error"] is not None)
+        failed = len(s["runs"]) - len(ok(s["runs"]))
+        slope, reason, classes = fit_order(measured, s["order"], failed)
+        fits.append(dict(s, points=[(dt, e, c) for (dt, e, _, _), c in zip(measured, classes)],
+                         failed=failed, dts=dts, slope=slope, reason=reason))
     return fits
 
 
-CONVERGENCE_HEADER = ["problem", "method", "stepper", "nominal order", "dt range", "points fitted",
-                      "observed order"]
+def _error_at_smallest_dt(fit):
+    return min(fit["points"])[1]
+
+
+def _named_fits(panel):
+    """(keys of the fits to colour and name, in legend order; title note). A panel with at
+    most MAX_SERIES series names all; a crowded one MAX_SERIES: those with a fitted order
+    first, then others spread over the range of errors at the smallest step."""
+    n = len(panel["series"])
+    if n <= cmbplot.MAX_SERIES:
+        return [f["key"] for f in panel["series"]], ""
+    fits = sorted(panel["series"], key=_error_at_smallest_dt)
+    fitted = cmbplot.spread([f for f in fits if f["slope"] is not None], cmbplot.MAX_SERIES)
+    rest = cmbplot.spread([f for f in fits if f["slope"] is None],
+                          cmbplot.MAX_SERIES - len(fitted))
+    chosen = {f["key"] for f in fitted + rest}
+    return ([f["key"] for f in panel["series"] if f["key"] in chosen],
+            f"colour: {len(chosen)} of {n} series, the rest grey")
+
+
+def _range_lines(ax, panel):
+    """A dashed line at each bound of the asymptotic range that leaves a point of the panel out
+    (when all runs of the panel share it), so the figure shows why a point is hollow."""
+    runs = [r for f in panel["series"] for r in ok(f["runs"]) if r["final_error"] is not None]
+    classes = {p[2] for f in panel["series"] for p in f["points"]}
+    bounds = [("floor", {FLOOR_FACTOR * (r["reference_accuracy"] or 0.0) for r in runs},
+               f"{FLOOR_FACTOR}× the reference's accuracy", "bottom"),
+              ("large", {LARGE_FRACTION * (r["output_scale"] or 1.0) for r in runs},
+               f"{LARGE_FRACTION:.0%} of the output scale: errors O(1) above", "top")]
+    for kind, values, text, side in bounds:
+        if kind in classes and len(values) == 1 and min(values) > 0:
+            y = values.pop()
+            ax.axhline(y, color="0.45", linestyle=(0, (4, 3)), linewidth=0.8, zorder=0)
+            ax.text(0.01, y, text, transform=ax.get_yaxis_transform(), fontsize="xx-small",
+                    color="0.35", va=side)
+
+
+def _draw_convergence_panel(ax, panel, steppers):
+    named, note = _named_fits(panel)
+    dts = set()
+    for fit in panel["series"]:
+        pts = [p for p in fit["points"] if p[1] > 0]
+        if fit["key"] not in named:
+            style, label = cmbplot.grey_style(fit["method"]), None
+        else:
+            style = (cmbplot.highlight_style(fit["method"], named.index(fit["key"])) if note
+                     else cmbplot.style_for(fit["method"], fit["stepper"], steppers))
+            label = cmbplot.series_label(fit, panel) + (
+                f": p = {fit['slope']:.2f}" if fit["slope"] is not None else ": no fit")
+        # Filled only where a point entered a fitted order: the reader sees what p rests on.
+        ax.loglog([p[0] for p in pts], [p[1] for p in pts], label=label,
+                  markerfacecolor="white", **style)
+        fitted = [p for p in pts if p[2] == "fitted"]
+        if fitted:
+            ax.loglog([p[0] for p in fitted], [p[1] for p in fitted],
+                      **dict(style, linestyle="none", zorder=style.get("zorder", 2) + 0.1))
+        dts.update(p[0] for p in pts)
+    _range_lines(ax, panel)
+    ax.set_xticks(sorted(dts), [f"{dt:g}" for dt in sorted(dts)])
+    ax.xaxis.set_minor_formatter(cmbplot.null_formatter())
+    ax.set_title(cmbplot.panel_title(panel) + (f"\n{note}" if note else ""), fontsize="small")
+    ax.set_xlabel("step size dt [s]")
+    ax.set_ylabel("final error (max abs over outputs)")
+    ax.grid(True, which="major", alpha=0.3)
+    cmbplot.panel_legend(ax)
+
+
+CONVERGENCE_HEADER = ["problem", "method", "stepper", "nominal order", "dt range",
+                      "points in range", "observed order"]
+
+
+def convergence_table(fits):
+    return [[f["case_label"], f["variant"], f["stepper"],
+             "–" if f["order"] is None else str(f["order"]),
+             f"{f['dts'][0]:g} … {f['dts'][-1]:g}",
+             f"{sum(1 for p in f['points'] if p[2] in ('fitted', 'unfitted'))} of "
+             f"{len(f['points'])}",
+             f"{f['slope']:.3f}" if f["slope"] is not None else f"no fit ({f['reason']})"]
+            for f in fits]
 
 
 def convergence(rows, results_dir):
     fits = convergence_fits(rows)
     if not fits:
-        raise Skipped("no fixed-step stepper with at least two step sizes and a reference error")
-    fitted = [f for f in fits if f[5] is not None]
-    if not fitted:
-        raise Skipped("fixed-step sweeps exist, but their errors are within 10× the reference "
-                      "accuracy at all but at most one step size (nothing to fit)")
-    problems = list(dict.fromkeys(f[0] for f in fitted))
-    steppers = sorted({f[2] for f in fitted})
-    fig, axes, _ = cmbplot.panels(len(problems), 3, 4.4, 3.6)
-    for ax, problem in zip(axes, problems):
-        dts = set()
-        for _, label, stepper, _, points, slope, method in (f for f in fitted if f[0] == problem):
-            style = cmbplot.style_for(method, stepper, steppers)
-            ax.loglog([p[0] for p in points], [p[1] for p in points],
-                      label=f"{label} / {stepper}: p = {slope:.2f}", **style)
-            left_out = [p for p in points if not p[2]]
-            if left_out:  # hollow: at the reference's floor, not fitted
-                ax.loglog([p[0] for p in left_out], [p[1] for p in left_out], linestyle="none",
-                          marker=style["marker"], color=style["color"], markerfacecolor="white")
-            dts.update(p[0] for p in points)
-        ax.set_xticks(sorted(dts), [f"{dt:g}" for dt in sorted(dts)])
-        ax.xaxis.set_minor_formatter(cmbplot.null_formatter())
-        ax.set_title(problem)
-        ax.set_xlabel("step size dt [s]")
-        ax.set_ylabel("final error (max abs over outputs)")
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize="xx-small")
+        raise Skipped("no fixed-step stepper with at least two step sizes and a reference")
+    drawn = [f for f in fits if any(p[1] > 0 for p in f["points"])]
+    if not drawn:
+        raise Skipped("fixed-step sweeps exist, but none has a successful run with a "
+                      "positive error against the reference")
+    steppers = sorted({f["stepper"] for f in drawn})
+    plan, faceted = cmbplot.facet_panels(drawn)
+    fig, axes, _ = cmbplot.facet_grid(plan, faceted, 3, 6.6, 3.6)
+    for ax, panel in zip(axes, plan):
+        _draw_convergence_panel(ax, panel, steppers)
     fig.tight_layout()
     files = cmbplot.save(fig, results_dir, "convergence")
-    table = [[problem, label, stepper, "–" if order is None else str(order),
-              f"{points[0][0]:g} … {points[-1][0]:g}",
-              f"{sum(1 for p in points if p[2])} of {len(points)}",
-              "– (reference floor)" if slope is None else f"{slope:.3f}"]
-             for problem, label, stepper, order, points, slope, _ in fits]
+    table = convergence_table(fits)
     with open(f"{results_dir}/convergence_table.md", "w") as f:
         f.write(cmbplot.markdown_table(CONVERGENCE_HEADER, table))
-    return result("convergence", "Observed order of convergence",
-                  "Final error against the step size of the fixed-step steppers (log-log), one "
-                  "line per method × stepper; the legend gives the least-squares slope of "
-                  "log error on log dt, the observed order. Errors within 10× the reference "
-                  "accuracy (drawn hollow) are left out of the fit; sweeps with fewer than two "
-                  "points left are only in the table.", files,
+    caption = (
+        "Final error against the step size of the fixed-step steppers (log-log), one line per "
+        "series (a method variant and stepper on one problem case). The observed order p, "
+        "the least-squares slope of log error on log dt, is fitted only through points in "
+        f"the asymptotic range — error above {FLOOR_FACTOR}× the reference's accuracy and "
+        f"below {LARGE_FRACTION:.0%} of the output scale (the median |reference value| of the "
+        f"scored outputs at t_end); dashed lines mark these bounds where they leave points "
+        f"out — from at least {MIN_POINTS} points "
+        "whose error falls with dt, and kept only within [0.5, nominal + 2]; the legend "
+        "gives p only for such fits ('no fit' otherwise, the reason in the table). Filled "
+        "markers: points in a fit; hollow: the rest.")
+    if any(len(p["series"]) > cmbplot.MAX_SERIES for p in plan):
+        caption += (f" A panel with more than {cmbplot.MAX_SERIES} series names "
+                    f"{cmbplot.MAX_SERIES} in colour (those with a fitted order first, then "
+                    "others spread over the errors at the smallest step) and draws the rest "
+                    "light grey; every series is in the table.")
+    return result("convergence", "Observed order of convergence", caption, files,
                   [{"title": "Observed orders", "md": "convergence_table.md", "tex": None,
                     "header": CONVERGENCE_HEADER, "rows": table}],
-                  data={(f[0], f[1], f[2]): f[5] for f in fits})
+                  data={(f["case_label"], f["variant"], f["stepper"]): f["slope"]
+                        for f in fits})
 
 
 # --- cost scaling -----------------------------------------------------------------------------

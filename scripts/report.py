@@ -11,6 +11,7 @@ baumgarte_heatmaps.md, impulse_response.md; and report.md and report.html linkin
 with the context block and the figures skipped for lack of data. docs/report.md describes each.
 Exit status 1 when a figure failed with an unexpected error (the others are still written).
 """
+import collections
 import html
 import os
 import re
@@ -44,12 +45,13 @@ def configuration(r):
 
 def precision_table(rows):
     """Cheapest configuration of each method reaching each accuracy (IFToMM-style): per problem
-    and method, the successful run of least time whose final error is at most the level."""
+    case (perturbed and unperturbed runs apart) and method, the successful run of least time
+    whose final error is at most the level."""
     header = ["problem", "method"] + [f"cheapest to {level:g}" for level in LEVELS]
     body = []
     ok = figures_runs.ok(rows)
-    for problem in figures_runs.problem_labels(ok):
-        mine = [r for r in ok if r["problem_label"] == problem]
+    for case, problem in cmbload.case_labels(rows).items():
+        mine = [r for r in ok if r["case_key"] == case]
         for method in sorted({r["method"] for r in mine}):
             cells = []
             for level in LEVELS:
@@ -67,11 +69,11 @@ DRIFT_ENERGY_HEADER = ["problem", "method", "configuration", "final error", "max
 
 
 def drift_energy_table(rows):
-    """The runs of the drift and energy figures (one per problem and method), with their
+    """The runs of the drift and energy figures (one per problem case and method), with their
     constraint drift and energy error."""
     body = []
-    for problem in figures_runs.problem_labels(figures_runs.ok(rows)):
-        reps, _ = figures_runs.representatives(rows, problem)
+    for case, problem in cmbload.case_labels(rows).items():
+        reps, _ = figures_runs.representatives(rows, case)
         for method, r in sorted(reps.items(), key=lambda kv: cmbplot.method_order(kv[0])):
             body.append([problem, method, configuration(r), cmbplot.fmt(r["final_error"]),
                          cmbplot.fmt(r["drift_position_max"]), cmbplot.fmt(r["drift_velocity_max"]),
@@ -162,18 +164,25 @@ def render_html(blocks, title):
     return "\n".join(out)
 
 
+def run_counts(rows):
+    """'runs: 640 (521 ok; 119 failed: 45 singular, 22 diverged, ...)': every status but ok is
+    a failure (figures_runs.ok), listed by count."""
+    failed = collections.Counter(r["status"] for r in rows if r["status"] != "ok")
+    text = f"runs: {len(rows)} ({len(rows) - sum(failed.values())} ok"
+    if failed:
+        text += f"; {sum(failed.values())} failed: " + ", ".join(
+            f"{n} {status}" for status, n in sorted(failed.items(), key=lambda x: (-x[1], x[0])))
+    return text + ")"
+
+
 def context_blocks(doc, rows):
     ctx = doc.get("context") or {}
     libs = ", ".join(f"{k} {v}" for k, v in sorted((ctx.get("libraries") or {}).items()))
-    statuses = {}
-    for r in rows:
-        statuses[r["status"]] = statuses.get(r["status"], 0) + 1
     items = [f"build: `{ctx.get('git_sha')}` ({ctx.get('build_type')}, {ctx.get('compiler')}, "
              f"flags `{ctx.get('flags')}`)",
              f"machine: {ctx.get('cpu')}, {ctx.get('hardware_threads')} hardware threads",
              f"libraries: {libs or '–'}", f"date: {ctx.get('date')}",
-             f"runs: {len(rows)} (" + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items(),
-                                                                      key=lambda x: -x[1])) + ")"]
+             run_counts(rows)]
     if doc.get("filter"):
         items.append(f"filter: `{doc['filter']}`")
     shard = doc.get("shard")

@@ -10,6 +10,11 @@
    is s to 1e-9), a Baumgarte (alpha, beta) grid with a failed cell and an index1 reference, and
    the impulse response (series integrated numerically here: deviation ~0 from the closed form;
    a run whose data belong to other gains: large deviation).
+3. Synthetic rows for the rules behind the figures: series grouping (gain variants and
+   perturbations apart, dt/tol sweeps together), the convergence fit (rejects O(1) errors,
+   errors at the reference's accuracy, non-monotone sweeps and absurd slopes; recovers a known
+   order), faceting and naming in panels with more than 8 series, and branch_switch counted as
+   a failure everywhere.
 
 Usage: test_report.py CMBENCH_BINARY [SOURCE_DIR]   (SOURCE_DIR defaults to this file's ../)
 """
@@ -27,6 +32,7 @@ SOURCE = (os.path.abspath(sys.argv[2]) if len(sys.argv) > 2
           else os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(SOURCE, "scripts"))
 import cmbload  # noqa: E402
+import cmbplot  # noqa: E402
 import figures_baumgarte  # noqa: E402
 import figures_runs  # noqa: E402
 import report  # noqa: E402
@@ -116,7 +122,8 @@ def smoke(cmbench, tmp):
         check("\\toprule" in tex and "\\bottomrule" in tex and "$$" not in tex,
               f"{name} is not a booktabs table")
     drift_md = open(os.path.join(out, "drift_energy_table.md")).read()
-    reps, _ = figures_runs.representatives(rows, "crank_rocker")
+    crank = next(r["case_key"] for r in rows if r["problem"] == "crank_rocker")
+    reps, _ = figures_runs.representatives(rows, crank)
     rep = reps.get("projection")
     check(rep is not None and rep["kind"] == "adaptive" and rep["tol"] == 1e-9,
           "representative run: not the tightest dopri5 run")
@@ -125,10 +132,12 @@ def smoke(cmbench, tmp):
                      if row.startswith("| crank_rocker | projection")), "")
         check(f"{rep['drift_position_max']:.2e}" in line and f"{rep['energy_max_abs']:.2e}" in line,
               f"drift_energy_table.md row {line!r} lacks the record's drift and energy")
+    # The smoke campaign sweeps two step sizes: in range, but too few for an order.
     conv = open(os.path.join(out, "convergence_table.md")).read()
-    m = re.search(r"\| simple_pendulum \| index1 \| rk4 \| 4 \|[^\n]*\| ([0-9.]+) \|", conv)
-    check(m is not None and 3.5 < float(m.group(1)) < 4.5,
-          f"RK4 on the pendulum: observed order {m.group(1) if m else None}, expected ≈ 4")
+    check(re.search(r"\| simple_pendulum \| index1 \| rk4 \| 4 \|[^\n]*\| 2 of 2 \| "
+                    r"no fit \(fewer than 3 points\) \|", conv) is not None,
+          "RK4 on the pendulum (two step sizes) should read 'no fit (fewer than 3 points)':\n"
+          + conv)
 
 
 # --- 2. synthetic result sets -----------------------------------------------------------------
@@ -301,12 +310,13 @@ def synthetic(tmp):
     rows = [cmbload.flatten(r) for r in cmbload.load(out)]
 
     # Convergence: exact power law -> the fitted order is p; floor point left out.
-    fits = {(f[0], f[1]): f for f in figures_runs.convergence_fits(rows)}
-    slope = fits.get(("crank_rocker", "index1"), [None] * 6)[5]
+    fits = {(f["case"], f["variant"]): f for f in figures_runs.convergence_fits(rows)}
+    slope = fits.get(("crank_rocker", "index1"), {}).get("slope")
     check(slope is not None and abs(slope - CONV_ORDER) < 1e-9,
           f"convergence: fitted order {slope}, expected {CONV_ORDER}")
-    proj = fits.get(("crank_rocker", "projection"))
-    check(proj is not None and abs(proj[5] - 2.0) < 1e-9 and sum(p[2] for p in proj[4]) == 3,
+    proj = fits.get(("crank_rocker", "projection"), {})
+    check(proj.get("slope") is not None and abs(proj["slope"] - 2.0) < 1e-9
+          and [p[2] for p in proj["points"]] == ["floor", "fitted", "fitted", "fitted"],
           f"convergence: the point at the reference floor was not left out ({proj})")
     conv = open(os.path.join(out, "convergence_table.md")).read()
     check(f"{CONV_ORDER:.3f}" in conv and "3 of 4" in conv, "convergence_table.md")
@@ -361,12 +371,237 @@ def synthetic(tmp):
         check(f"({name})" in md and f'"{name}"' in page, f"synthetic report does not link {name}")
 
 
+# --- 3. the rules behind the figures ----------------------------------------------------------
+
+PERTURBED = {"assembly": "reject", "perturbation": {"position": 1e-3, "velocity": 0.0}}
+GAIN_PAIRS = [(10.0, 20.0), (20.0, 10.0)]
+DTS = [0.004, 0.002, 0.001]
+
+
+def gain_study_records():
+    """Two gain pairs, each unperturbed (error 3·dt^4) and perturbed (error ≈ 1e-3, set by the
+    perturbation, growing only slightly with dt), over one dt sweep, plus a dopri5 tolerance
+    sweep; and at dt = 0.0005 a branch_switch run of the first pair whose record holds an
+    error and a time that would make it the cheapest accurate run and change the fitted order
+    if it were taken for a success."""
+    recs = []
+    for alpha, beta in GAIN_PAIRS:
+        gains = {"alpha": alpha, "beta": beta}
+        for initial in (None, PERTURBED):
+            for dt in DTS:
+                error = 3 * dt ** 4 if initial is None else 1e-3 * (1 + dt)
+                recs.append(record("crank_rocker", "baumgarte", "rk4", {"dt": dt}, error=error,
+                                   method_params=gains, initial=initial, time=1e-6 / dt))
+        for tol in (1e-6, 1e-8):
+            recs.append(record("crank_rocker", "baumgarte", "dopri5", {"tol": tol}, error=tol,
+                               method_params=gains, time=1e-3 * tol ** -0.2))
+    recs.append(record("crank_rocker", "baumgarte", "rk4", {"dt": 0.0005}, error=1e-12,
+                       method_params=dict(zip(("alpha", "beta"), GAIN_PAIRS[0])),
+                       status="branch_switch", time=1e-9))
+    return recs
+
+
+def test_grouping():
+    rows = [cmbload.flatten(r) for r in gain_study_records()]
+    series = cmbload.group_series(rows)
+    by = {(s["case_label"], s["variant"], s["stepper"]): s for s in series}
+    expected = {(case, f"baumgarte α={a:g} β={b:g}", "rk4")
+                for a, b in GAIN_PAIRS
+                for case in ("crank_rocker, unperturbed", "crank_rocker, perturbed p=0.001")}
+    expected |= {("crank_rocker, unperturbed", f"baumgarte α={a:g} β={b:g}", "dopri5")
+                 for a, b in GAIN_PAIRS}
+    check(set(by) == expected,
+          f"grouping: gain variants and perturbations must be separate series: {sorted(by)}")
+    first = by.get(("crank_rocker, unperturbed", "baumgarte α=10 β=20", "rk4"), {"runs": []})
+    check([r["dt"] for r in first["runs"]] == [0.0005] + DTS[::-1]
+          and {r["status"] for r in first["runs"]} == {"ok", "branch_switch"},
+          "grouping: runs differing only in dt belong to one series, by increasing dt")
+    dopri = by.get(("crank_rocker, unperturbed", "baumgarte α=20 β=10", "dopri5"), {"runs": []})
+    check([r["tol"] for r in dopri["runs"]] == [1e-8, 1e-6],
+          "grouping: runs differing only in tol belong to one series")
+    key = "kane_pendulum[N=2]/index1/dopri5/tol={}/t_end={}/assembly=project"
+    same = cmbload.sweep_key(key.format("1e-06,atol=1e-09", 5))
+    check(same == cmbload.sweep_key(key.format("1e-08,atol=1e-09", 5))
+          and same != cmbload.sweep_key(key.format("1e-06,atol=1e-10", 5))
+          and same != cmbload.sweep_key(key.format("1e-06,atol=1e-09", 10))
+          and same != cmbload.sweep_key(key.format("1e-06,atol=1e-09", 5).replace(
+              "/assembly=project", "")),
+          "sweep_key: only tol is swept; a held atol, t_end and assembly tell series apart")
+
+    # Through the figures: one fit and one line per series, never a merged one.
+    fits = {(f["case_label"], f["variant"]): f for f in figures_runs.convergence_fits(rows)}
+    clean = fits.get(("crank_rocker, unperturbed", "baumgarte α=10 β=20"), {})
+    check(clean.get("slope") is not None and abs(clean["slope"] - 4) < 0.01
+          and clean.get("failed") == 1 and len(clean.get("points", [])) == 3,
+          f"convergence: the unperturbed sweep has order 4, its branch_switch run left out: "
+          f"slope {clean.get('slope')}, {clean.get('failed')} failed, {clean.get('points')}")
+    for a, b in GAIN_PAIRS:
+        perturbed = fits.get(("crank_rocker, perturbed p=0.001", f"baumgarte α={a:g} β={b:g}"),
+                             {})
+        check(perturbed.get("slope") is None
+              and "inconsistent" in (perturbed.get("reason") or ""),
+              f"convergence: a perturbation-dominated sweep has no order: {perturbed}")
+    with tempfile.TemporaryDirectory() as out:
+        wp = figures_runs.work_precision(rows, out)
+    panels = {p["title"]: p for p in wp["data"]["panels"]}
+    check(not wp["data"]["faceted"] and set(panels) == {"crank_rocker, unperturbed",
+                                                       "crank_rocker, perturbed p=0.001: rk4"},
+          f"work precision: one panel per case: {sorted(panels)}")
+    unperturbed = panels.get("crank_rocker, unperturbed", {})
+    check(unperturbed.get("series") == 4 and len(set(unperturbed.get("named", []))) == 4
+          and "baumgarte α=10 β=20 / rk4" in unperturbed.get("named", [])
+          and unperturbed.get("runs") == 10,
+          f"work precision: four lines of distinct labels, the branch_switch run not drawn: "
+          f"{unperturbed}")
+
+
+def test_fit_rules():
+    dts = [0.01, 0.005, 0.0025, 0.00125]
+
+    def points(errors, accuracy=1e-15, scale=1.0):
+        return [(dt, e, accuracy, scale) for dt, e in zip(dts, errors)]
+
+    slope, reason, classes = figures_runs.fit_order(points([3 * dt ** 4 for dt in dts]), 4)
+    check(slope is not None and abs(slope - 4) < 0.01 and reason is None
+          and classes == ["fitted"] * 4, f"fit: C·dt^4 gives {slope}, {reason}")
+    cases = [  # (errors at dt = 0.01 … 0.00125, nominal order, accuracy, scale, reason)
+        ([9.0, 2.0, 0.3, 0.05], 4, 1e-15, 1.0, "errors O(1): outside the asymptotic range"),
+        # O(1) relative to the outputs' size: up to 8e-3 on outputs of size 0.05.
+        ([8e-3, 4e-3, 2e-3, 1e-3], 1, 1e-15, 0.05, "errors O(1): outside the asymptotic range"),
+        ([9e-14, 8e-14, 5e-14, 3e-14], 4, 1e-14, 1.0, "at the reference's accuracy"),
+        ([1e-6, 1e-7, 5e-13, 3e-13], 4, 1e-13, 1.0,
+         "fewer than 3 points in the asymptotic range: 2 at the reference's accuracy"),
+        ([1e-7, 3e-9, 1e-8, 1e-9], 4, 1e-15, 1.0, "not monotone in dt"),
+        ([1.03e-3, 1.02e-3, 1.01e-3, 1e-3], 4, 1e-15, 1.0, "slope 0.01 inconsistent"),
+        ([dt ** 7 for dt in dts], 4, None, 1.0, "slope 7.00 inconsistent"),
+    ]
+    for errors, nominal, accuracy, scale, expected in cases:
+        slope, reason, _ = figures_runs.fit_order(points(errors, accuracy, scale), nominal)
+        check(slope is None and reason == expected,
+              f"fit of {errors} (accuracy {accuracy}, scale {scale}): slope {slope}, reason "
+              f"{reason!r}, expected {expected!r}")
+    # The same errors are in range on outputs of size 100: a fit, order 1.
+    slope, _, _ = figures_runs.fit_order(points([8e-3, 4e-3, 2e-3, 1e-3], scale=100.0), 1)
+    check(slope is not None and abs(slope - 1) < 1e-9, f"fit with output scale 100: {slope}")
+    # The review's case: errors O(1) at two steps and a diverged run (Andrews' squeezer, RK4).
+    slope, reason, classes = figures_runs.fit_order(
+        [(0.0005, 0.07, 4.3e-9, 0.53), (0.001, 2.2, 4.3e-9, 0.53)], 4, failed=1)
+    check(slope is None and reason.startswith("errors O(1)") and "1 failed" in reason
+          and classes == ["large", "large"], f"Andrews-like sweep: {slope}, {reason}")
+    # No sweep of points in range yields a negative or absurd order.
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        errors = 10 ** rng.uniform(-12, -3, size=4)
+        slope, _, _ = figures_runs.fit_order(points(list(errors)), 4)
+        check(slope is None or 0.5 <= slope <= 6, f"fit of random errors: slope {slope}")
+    # The output scale is the median |reference value| at t_end.
+    rec = record("andrews_squeezer", "index1", "rk4", {"dt": 0.001})
+    rec["metrics"]["error"]["outputs"] = {
+        name: {"final_value": v, "final_reference": v, "final_abs": 0.0, "final_rel": 0.0,
+               "max_abs": 0.0}
+        for name, v in (("beta", 15.81), ("Theta", -15.76), ("gamma", 0.04), ("Phi", -0.53),
+                        ("delta", 0.52))}
+    check(cmbload.flatten(rec)["output_scale"] == 0.53,
+          f"output_scale: {cmbload.flatten(rec)['output_scale']}, expected the median 0.53")
+
+
+METHODS = ["index1", "baumgarte", "projection", "coordinate_partitioning", "svd_null_space",
+           "udwadia_kalaba", "gauss_qp", "augmented_lagrangian"]
+
+
+def crowded_records():
+    """Eight methods × two steppers on one problem (16 series: faceting by stepper gives panels
+    of 8), and index1 plus 25 gain variants of one stepper on another (26 series in a panel,
+    every run on the Pareto front: the k-th variant is (1 + k)× slower and (1 + k)^4.5× more
+    accurate than index1 at the same dt)."""
+    recs = []
+    for i, method in enumerate(METHODS):
+        for dt in DTS:
+            recs.append(record("crank_rocker", method, "rk4", {"dt": dt}, time=(1 + i) * 1e-6 / dt,
+                               error=(1 + i) * dt ** 4))
+        for tol in (1e-6, 1e-8):
+            recs.append(record("crank_rocker", method, "dopri5", {"tol": tol}, error=tol,
+                               time=(1 + i) * 1e-3 * tol ** -0.2))
+    for k, (alpha, beta) in enumerate([(None, None)] + [(a, b) for a in (1, 5, 10, 20, 50)
+                                                        for b in (1, 5, 10, 20, 50)]):
+        method, gains = ("index1", None) if alpha is None else ("baumgarte",
+                                                               {"alpha": alpha, "beta": beta})
+        for dt in DTS:
+            recs.append(record("slider_crank", method, "rk4", {"dt": dt}, method_params=gains,
+                               time=(1 + k) * 1e-6 / dt, error=dt ** 4 / (1 + k) ** 4.5))
+    return recs
+
+
+def front_series(points):
+    """Series with a non-dominated (time, error) point, by brute force: {label}."""
+    return {label for t, e, label in points
+            if not any(t2 <= t and e2 <= e and (t2, e2) != (t, e) for t2, e2, _ in points)}
+
+
+def test_crowded_panels():
+    rows = [cmbload.flatten(r) for r in crowded_records()]
+    series = cmbload.group_series(rows)
+    plan, faceted = cmbplot.facet_panels(series)
+    sizes = {(p["case_label"], p["stepper"]): len(p["series"]) for p in plan}
+    check(faceted and sizes == {("crank_rocker", "rk4"): 8, ("crank_rocker", "dopri5"): 8,
+                                ("slider_crank", "rk4"): 26},
+          f"faceting: 16 series of two steppers split by stepper; 26 of one stepper cannot be: "
+          f"{sizes}")
+    few, few_faceted = cmbplot.facet_panels([s for s in series if s["case"] == "crank_rocker"
+                                             and s["stepper"] == "rk4"])
+    check(not few_faceted and len(few) == 1, "faceting: 8 series stay in one panel")
+    with tempfile.TemporaryDirectory() as out:
+        wp = figures_runs.work_precision(rows, out)
+        conv = figures_runs.convergence(rows, out)
+    panels = {p["title"]: p for p in wp["data"]["panels"]}
+    for title in ("crank_rocker: rk4", "crank_rocker: dopri5"):
+        check(len(panels.get(title, {}).get("named", [])) == 8,
+              f"work precision: a panel of 8 series names all of them ({panels.get(title)})")
+    crowded = panels.get("slider_crank: rk4", {})
+    named = crowded.get("named", [])
+    slider = [r for r in rows if r["problem"] == "slider_crank"]
+    front = front_series([(r["time"], r["final_error"], r["variant_label"]) for r in slider])
+    check(crowded.get("series") == 26 and len(front) == 26 and len(named) == 8
+          and set(named) <= front and {"index1", "baumgarte α=50 β=50"} <= set(named),
+          f"work precision: a panel of 26 series on the Pareto front names 8 of them, the "
+          f"fastest and the most accurate included: {named}")
+    check("Pareto front" in wp["caption"] and "light grey" in wp["caption"],
+          "work precision: the caption says what the crowded panels show")
+    check("grey" in conv["caption"], "convergence: the caption says what the crowded panel shows")
+
+
+def test_branch_switch():
+    rows = [cmbload.flatten(r) for r in gain_study_records()]
+    switched = [r for r in rows if r["status"] == "branch_switch"]
+    check(len(switched) == 1 and switched[0] not in figures_runs.ok(rows),
+          "branch_switch: not a successful run")
+    counts = report.run_counts(rows)
+    check(counts == f"runs: {len(rows)} ({len(rows) - 1} ok; 1 failed: 1 branch_switch)",
+          f"run counts: {counts}")
+    _, body = report.precision_table(rows)
+    check(not any("0.0005" in cell for row in body for cell in row),
+          f"precision table: the branch_switch run is no configuration: {body}")
+    grid = [record("slider_crank", "baumgarte", "dopri5", {"tol": 1e-6},
+                   method_params={"alpha": a, "beta": b},
+                   status="branch_switch" if (a, b) == (5.0, 5.0) else "ok")
+            for a in (1.0, 5.0) for b in (1.0, 5.0)]
+    with tempfile.TemporaryDirectory() as out:
+        figures_baumgarte.heatmaps([cmbload.flatten(r) for r in grid], out)
+        table = open(os.path.join(out, figures_baumgarte.HEATMAP_DOC)).read()
+    check("| 5 | 1.00e-09 | branch_switch |" in table,
+          f"heat map: the branch_switch cell shows its status, not a value:\n{table}")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     with tempfile.TemporaryDirectory() as tmp:
         smoke(sys.argv[1], tmp)
         synthetic(tmp)
+    test_grouping()
+    test_fit_rules()
+    test_crowded_panels()
+    test_branch_switch()
     if failures:
         print("\n".join(failures))
         print(f"report: {len(failures)} check(s) failed")
