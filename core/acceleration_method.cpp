@@ -89,6 +89,7 @@ void AccelerationMethod::jacobian_times(CVecRef v, VecRef out) const {
 void AccelerationMethod::pack(double, CVecRef q, CVecRef v, VecRef x) {
   x.head(n_) = q;
   x.tail(n_) = v;
+  packed(x);
 }
 
 void AccelerationMethod::unpack(double, CVecRef x, VecRef q, VecRef v) {

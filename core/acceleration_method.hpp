@@ -54,6 +54,8 @@ class AccelerationMethod : public Method {
                     bool sparse_applicable, const std::string& why) const;
   // out = J v from whichever path is active.
   void jacobian_times(CVecRef v, VecRef out) const;
+  // Called at the end of pack with the new ODE state (a run, or a timed repetition, starts).
+  virtual void packed(CVecRef x) {}
   // Sizes the solver's own workspace; M_, J_ etc. are already sized.
   virtual void bind_solver() {}
   // From M_, Q_, J_ and gamma_ (stabilized), fill qdd_ and lambda_. t is for messages.

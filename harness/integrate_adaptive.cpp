@@ -17,6 +17,18 @@ namespace {
 using UState = boost::numeric::ublas::vector<double>;
 using UMatrix = boost::numeric::ublas::matrix<double>;
 
+// Shampine's Rosenbrock 4(3) coefficients as Boost.Odeint 1.74 tabulates them, except d4: Boost
+// has +0.0362, the published set −0.0362 (Numerical Recipes, 3rd ed., §17.5.1, StepperRoss,
+// after Shampine, ACM TOMS 8 (1982); Hairer & Wanner, Solving ODEs II, §IV.7). d4 multiplies
+// ∂f/∂t in the fourth stage, so the sign matters only when the right-hand side depends on t
+// explicitly (rheonomic constraints): there Boost's value makes the method first order
+// (tests/test_steppers.cpp measures both on car_axis). The member hides the base's d4, which is
+// the name rosenbrock4 reads.
+struct ShampineRosenbrockCoefficients : odeint::default_rosenbrock_coefficients<double> {
+  const double d4 = -0.3620000000000023e-01;
+};
+using Rosenbrock4 = odeint::rosenbrock4<double, ShampineRosenbrockCoefficients>;
+
 // rosenbrock4 needs ∂f/∂x and ∂f/∂t; central differences of the method's RHS (2n + 2 calls).
 class DifferencedJacobian {
  public:
@@ -158,6 +170,10 @@ template <class ErrorStepper>
 LoopOutcome run_controlled_rk(Method& method, const StepperSettings& settings, Vec& x,
                               const std::vector<double>& sample_times,
                               const SampleObserver& observer, const LoopLimits& limits) {
+  if (settings.fixed_steps) {
+    ErrorStepper stepper;
+    return fixed_rk(stepper, method, settings.dt, x, sample_times, observer, limits);
+  }
   LoopOutcome out;
   State s(x.data(), x.data() + x.size());
   auto stepper = odeint::make_controlled(settings.abs_tol, settings.rel_tol, ErrorStepper());
@@ -171,6 +187,8 @@ LoopOutcome run_controlled_rk(Method& method, const StepperSettings& settings, V
 LoopOutcome run_bulirsch_stoer(Method& method, const StepperSettings& settings, Vec& x,
                                const std::vector<double>& sample_times,
                                const SampleObserver& observer, const LoopLimits& limits) {
+  if (settings.fixed_steps)
+    throw std::logic_error("bulirsch_stoer has no fixed order: no fixed-step mode");
   LoopOutcome out;
   State s(x.data(), x.data() + x.size());
   odeint::bulirsch_stoer<State> stepper(settings.abs_tol, settings.rel_tol);
@@ -187,12 +205,16 @@ LoopOutcome run_rosenbrock4(Method& method, const StepperSettings& settings, Vec
   LoopOutcome out;
   UState s(x.size());
   std::copy(x.data(), x.data() + x.size(), s.begin());
-  odeint::rosenbrock4_controller<odeint::rosenbrock4<double>> stepper(settings.abs_tol,
-                                                                      settings.rel_tol);
   const CountingSystem system{&method, &out.counters.rhs_calls};
   DifferencedJacobian jacobian(method, out.counters);
-  adaptive_loop(stepper, std::make_pair(std::cref(system), std::ref(jacobian)), s, out, method,
-                settings, sample_times, observer, limits);
+  const auto pair = std::make_pair(std::cref(system), std::ref(jacobian));
+  if (settings.fixed_steps) {
+    Rosenbrock4 stepper;
+    fixed_loop(stepper, pair, s, settings.dt, method, sample_times, observer, out, limits);
+  } else {
+    odeint::rosenbrock4_controller<Rosenbrock4> stepper(settings.abs_tol, settings.rel_tol);
+    adaptive_loop(stepper, pair, s, out, method, settings, sample_times, observer, limits);
+  }
   std::copy(s.begin(), s.end(), x.data());
   return out;
 }

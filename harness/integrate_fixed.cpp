@@ -35,47 +35,6 @@ class RungeKuttaGill : public GillBase {
 };
 const double RungeKuttaGill::kRoot2 = std::sqrt(2.0);
 
-template <class Stepper>
-LoopOutcome fixed_loop(Stepper& stepper, Method& method, double dt, Vec& x,
-                       const std::vector<double>& sample_times, const SampleObserver& observer,
-                       const LoopLimits& limits) {
-  LoopOutcome out;
-  LoopGuard guard(limits, out);
-  State s(x.data(), x.data() + x.size());
-  const CountingSystem system{&method, &out.counters.rhs_calls};
-  const long total = std::lround(sample_times.back() / dt);
-  std::size_t next_sample = 0;
-  try {
-    if (observer) observer(0.0, as_vec(s));
-    for (long k = 1; k <= total; ++k) {
-      stepper.do_step(std::cref(system), s, (k - 1) * dt, dt);
-      const double t = k * dt;
-      ++out.counters.steps_accepted;
-      if (!guard.ok(t, s)) break;
-      if (method.post_step(t, as_vec(s))) {
-        reset_stepper(stepper, 0);
-        ++out.counters.stepper_resets;
-      }
-      if (!guard.on_branch(t, s)) break;
-      while (next_sample < sample_times.size() &&
-             std::lround(sample_times[next_sample] / dt) <= k) {
-        if (observer) observer(t, as_vec(s));
-        ++next_sample;
-      }
-    }
-  } catch (const StepRejected& rejection) {
-    ++out.counters.method_rejections;
-    out.status = rejection.status();
-    out.message = std::string(rejection.what()) +
-                  " (a fixed-step stepper cannot retry the step with a smaller one)";
-  } catch (const NumericalFailure& failure) {
-    out.status = failure.status();
-    out.message = failure.what();
-  }
-  x = as_vec(s);
-  return out;
-}
-
 }  // namespace
 
 LoopOutcome integrate_fixed(Method& method, const StepperSpec& spec,
@@ -85,19 +44,19 @@ LoopOutcome integrate_fixed(Method& method, const StepperSpec& spec,
   const double dt = settings.dt;
   if (spec.id == "euler") {
     odeint::euler<State> stepper;
-    return fixed_loop(stepper, method, dt, x, sample_times, observer, limits);
+    return fixed_rk(stepper, method, dt, x, sample_times, observer, limits);
   }
   if (spec.id == "rk4") {
     odeint::runge_kutta4<State> stepper;
-    return fixed_loop(stepper, method, dt, x, sample_times, observer, limits);
+    return fixed_rk(stepper, method, dt, x, sample_times, observer, limits);
   }
   if (spec.id == "rk_gill") {
     RungeKuttaGill stepper;
-    return fixed_loop(stepper, method, dt, x, sample_times, observer, limits);
+    return fixed_rk(stepper, method, dt, x, sample_times, observer, limits);
   }
   if (spec.id == "adams_bashforth_moulton") {
     odeint::adams_bashforth_moulton<4, State> stepper;
-    return fixed_loop(stepper, method, dt, x, sample_times, observer, limits);
+    return fixed_rk(stepper, method, dt, x, sample_times, observer, limits);
   }
   throw std::logic_error("fixed-step stepper '" + spec.id + "' listed but not dispatched");
 }

@@ -105,6 +105,56 @@ class LoopGuard {
   long next_clock_check_ = 0;
 };
 
+// Constant steps dt from 0 to sample_times.back(); the sample times are multiples of dt.
+template <class Stepper, class System, class StateT>
+void fixed_loop(Stepper& stepper, System system, StateT& s, double dt, Method& method,
+                const std::vector<double>& sample_times, const SampleObserver& observer,
+                LoopOutcome& out, const LoopLimits& limits) {
+  LoopGuard guard(limits, out);
+  const long total = std::lround(sample_times.back() / dt);
+  std::size_t next_sample = 0;
+  try {
+    if (observer) observer(0.0, as_vec(s));
+    for (long k = 1; k <= total; ++k) {
+      stepper.do_step(system, s, (k - 1) * dt, dt);
+      const double t = k * dt;
+      ++out.counters.steps_accepted;
+      if (!guard.ok(t, s)) break;
+      if (method.post_step(t, as_vec(s))) {
+        reset_stepper(stepper, 0);
+        ++out.counters.stepper_resets;
+      }
+      if (!guard.on_branch(t, s)) break;
+      while (next_sample < sample_times.size() &&
+             std::lround(sample_times[next_sample] / dt) <= k) {
+        if (observer) observer(t, as_vec(s));
+        ++next_sample;
+      }
+    }
+  } catch (const StepRejected& rejection) {
+    ++out.counters.method_rejections;
+    out.status = rejection.status();
+    out.message = std::string(rejection.what()) +
+                  " (a fixed-step stepper cannot retry the step with a smaller one)";
+  } catch (const NumericalFailure& failure) {
+    out.status = failure.status();
+    out.message = failure.what();
+  }
+}
+
+// fixed_loop over the std::vector state and the counting system of the explicit steppers.
+template <class Stepper>
+LoopOutcome fixed_rk(Stepper& stepper, Method& method, double dt, Vec& x,
+                     const std::vector<double>& sample_times, const SampleObserver& observer,
+                     const LoopLimits& limits) {
+  LoopOutcome out;
+  State s(x.data(), x.data() + x.size());
+  const CountingSystem system{&method, &out.counters.rhs_calls};
+  fixed_loop(stepper, std::cref(system), s, dt, method, sample_times, observer, out, limits);
+  x = as_vec(s);
+  return out;
+}
+
 LoopOutcome integrate_fixed(Method& method, const StepperSpec& stepper,
                             const StepperSettings& settings, Vec& x,
                             const std::vector<double>& sample_times,

@@ -36,6 +36,9 @@ struct StepperSettings {
   // Adaptive steppers: shorten steps to land exactly on every sample time (reference
   // computations need values there; ordinary runs keep their natural step sequence).
   bool land_on_samples = false;
+  // Adaptive steppers with a fixed order: constant steps dt of the underlying scheme, no error
+  // control (order tests; the sample times must be multiples of dt).
+  bool fixed_steps = false;
 };
 
 // Called after every accepted step (after the method's post_step) with the state the loop goes

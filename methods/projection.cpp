@@ -16,9 +16,16 @@
 // (holonomic problems) the projections solve [W Φ_qᵀ; Φ_q 0][Δ; μ] = [0; r] with the same sparse
 // LDLᵀ (W = M or I), so a step costs O(n) as the RHS does; otherwise they are dense.
 // State: x = [q; v]. Drift-free: every sample satisfies |Φ| ≤ position_tol.
-// Fails when: Newton does not reach position_tol (newton_failed); J loses row rank (singular, as
-// index1; the dense projections drop vanishing pivots, the sparse ones report singular unless
-// rank_policy = truncate, which regularizes them as the RHS does).
+// Root guard: a position correction larger than half the step's own change of q rejects the
+// step (adaptive steppers retry it smaller): near a singular configuration Newton's step along
+// the nearly dropped direction is amplified by 1/σ_min and can reach another assembly branch.
+// The first step after the initial state is exempt (a deliberately perturbed start needs a large
+// first correction). A Newton iteration that does not converge also rejects the step.
+// Fails when: Newton does not reach position_tol even for small steps (newton_failed) or the
+// root guard trips even for small steps (branch_switch); with fixed steps the first occurrence
+// ends the run; J loses row rank (singular, as index1; the dense projections drop vanishing
+// pivots, the sparse ones report singular unless rank_policy = truncate, which regularizes them
+// as the RHS does).
 #include <algorithm>
 #include <sstream>
 
@@ -41,10 +48,20 @@ class Projection : public SchurKktMethod {
   bool post_step(double t, VecRef x) override {
     auto q = x.head(n_);
     auto v = x.tail(n_);
+    before_ = x;
     const bool moved_q = project_positions(t, q);
     const bool moved_v = project_velocities(t, q, v);
     if (moved_q || moved_v) stats().add("projections");
+    if (guard_armed_ && moved_q) guard_position_correction(t, x);
+    accepted_ = x;
+    guard_armed_ = true;
     return moved_q || moved_v;
+  }
+
+ protected:
+  void packed(CVecRef x) override {
+    accepted_ = x;
+    guard_armed_ = false;  // a deliberately perturbed start may need a large first correction
   }
 
  private:
@@ -52,6 +69,8 @@ class Projection : public SchurKktMethod {
     SchurKktMethod::bind_solver();
     Phi_.setZero(mh_);
     nu_.setZero(m_);
+    before_.setZero(2 * n_);
+    accepted_.setZero(2 * n_);
     mu_.setZero(m_);
     dq_.setZero(n_);
     // Position corrections use the holonomic rows only: the sparse K holds all rows, so
@@ -138,7 +157,7 @@ class Projection : public SchurKktMethod {
     msg << "position projection did not reach |Phi| <= " << position_tol_ << " in "
         << max_iterations_ << " Newton iterations at t = " << t << " (|Phi| = "
         << Phi_.lpNorm<Eigen::Infinity>() << ")";
-    throw NumericalFailure(RunStatus::newton_failed, msg.str());
+    throw StepRejected(RunStatus::newton_failed, msg.str());
   }
 
   bool project_velocities(double t, CVecRef q, VecRef v) {
@@ -162,6 +181,25 @@ class Projection : public SchurKktMethod {
     return true;
   }
 
+  // The position projection is a Newton iteration, and near a singular configuration (IFToMM
+  // A02's horizontal rockers) its step along the nearly dropped direction is amplified by
+  // 1/σ_min: it can land on another root of Φ(q) = 0, another assembly branch. A correction that
+  // undoes the step's local error is far smaller than the step's own change of q; one larger
+  // than half of it means Newton went elsewhere, and the step is rejected (retried smaller).
+  void guard_position_correction(double t, CVecRef x) {
+    const double step = (before_.head(n_) - accepted_.head(n_)).lpNorm<Eigen::Infinity>();
+    const double correction = (x.head(n_) - before_.head(n_)).lpNorm<Eigen::Infinity>();
+    if (correction <= kRootRatio * step + kRootFloor * position_tol_) return;
+    stats().add("newton_rejections");
+    std::ostringstream msg;
+    msg << "position projection moved q by " << correction << ", more than half the step's own "
+        << "change " << step << ", at t = " << t
+        << ": Newton would risk converging to another assembly branch";
+    throw StepRejected(RunStatus::branch_switch, msg.str());
+  }
+  static constexpr double kRootRatio = 0.5;
+  static constexpr double kRootFloor = 100.0;  // × position_tol: round-off of converged iterates
+
   bool mass_metric_;
   double position_tol_, velocity_tol_;
   int max_iterations_;
@@ -172,6 +210,9 @@ class Projection : public SchurKktMethod {
   Eigen::LDLT<Mat> ldlt_G_;
   Mat W_, Jp_, WJt_, G_;
   Vec Phi_, nu_, mu_, dq_;
+  // The state the step produced (before projecting) and the state at the previous accepted step.
+  Vec before_, accepted_;
+  bool guard_armed_ = false;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Every registered problem: consistent initial state, J and γ against central differences,
-// M symmetric positive definite, sparse entries equal to the dense matrices, sizes coherent. New problems are picked up from the registry.
+// Every registered problem: consistent initial state, J, ν (= −Φ_t) and γ against central
+// differences, M symmetric positive definite, sparse entries equal to the dense matrices, sizes
+// coherent. New problems are picked up from the registry.
 #include <gtest/gtest.h>
 
 #include "core/assembly.hpp"
@@ -70,6 +71,50 @@ TEST_P(ProblemConformance, JacobianAndGammaMatchFiniteDifferences) {
     EXPECT_LE((gamma - gamma_fd).lpNorm<Eigen::Infinity>(), kFdTol * g_scale);
   }
   EXPECT_GE(checked, 2) << "could not draw consistent regular states";
+}
+
+// ν on the holonomic rows is −Φ_t: central differences of Φ in t at fixed q,
+// −(Φ(t + h, q) − Φ(t − h, q))/(2h) with h = 1e-6·max(1, |t|). Truncation O(h²·|Φ_ttt|) ≈ 1e-12
+// × |Φ_ttt| (car_axis: |Φ_ttt| ≤ r w³ |q| ≈ 100, so 1e-10) and round-off O(ε·|terms of Φ|/h) ≈
+// 2e-10 × the size of Φ's terms: kFdTol (1e-7) relative to max(1, |ν|∞) leaves over two orders
+// of margin, while a wrong time term is far larger (car_axis: ν = 0 is off by ≈ 0.5, a sign error
+// in ẋb by up to 2·ẋb·xl ≈ 1e-2: both fail here). A problem whose
+// Φ does not depend on t (the differences are then exactly zero) is scleronomic: its ν must be
+// exactly zero there, and a problem with t in Φ must be tagged "rheonomic". The nonholonomic
+// rows' c(t, q) has no Φ to difference and is not checked here.
+TEST_P(ProblemConformance, VelocityRhsIsMinusPhiT) {
+  std::mt19937 rng(11);
+  const Sizes s = problem->sizes();
+  if (s.mh == 0) GTEST_SKIP() << "no holonomic rows";
+  int checked = 0;
+  bool depends_on_t = false;
+  for (int attempt = 0; attempt < 20 && checked < 4; ++attempt) {
+    ConsistentState state;
+    if (!random_consistent_state(*problem, rng, 0.05, state, !has_tag(*problem, "redundant")))
+      continue;
+    ++checked;
+    Vec nu(s.m());
+    problem->velocity_rhs(state.t, state.q, nu);
+    const double h = 1e-6 * std::max(1.0, std::abs(state.t));
+    Vec plus(s.mh), minus(s.mh);
+    problem->constraints(state.t + h, state.q, plus);
+    problem->constraints(state.t - h, state.q, minus);
+    const Vec nu_fd = -(plus - minus) / (2 * h);
+    const double scale = std::max(1.0, nu_fd.lpNorm<Eigen::Infinity>());
+    EXPECT_LE((nu.head(s.mh) - nu_fd).lpNorm<Eigen::Infinity>(), kFdTol * scale)
+        << "at t = " << state.t << ": nu = " << nu.head(s.mh).transpose()
+        << ", -Phi_t by differences = " << nu_fd.transpose();
+    if (nu_fd.isZero(0.0)) {
+      EXPECT_TRUE(nu.head(s.mh).isZero(0.0))
+          << "Phi does not depend on t, so nu must be exactly 0 on the holonomic rows";
+    } else {
+      depends_on_t = true;
+    }
+  }
+  EXPECT_GE(checked, 2) << "could not draw consistent regular states";
+  if (depends_on_t) {
+    EXPECT_TRUE(has_tag(*problem, "rheonomic")) << "Phi changes with t: tag the problem rheonomic";
+  }
 }
 
 TEST_P(ProblemConformance, MassMatrixIsSymmetricPositiveDefinite) {

@@ -142,6 +142,56 @@ TEST(AndrewsSqueezer, MatchesThePublishedReference) {
 }
 
 
+// car_axis (Bari test set, rheonomic constraints) against the published solution at t = 3. The
+// published positions are good to ~3e-13 and fehlberg78 at 1e-13 lands within 3.3e-13 of them
+// (index1; projection never needs to project at that tolerance), so 1e-10 leaves a wide margin.
+// It fails when a time term is wrong: with ν = 0 the initial state is refused (J v − ν = 0.5), and
+// without the ÿb·yl term of γ index1 leaves the branch (branch_switch at t ≈ 1.07).
+// Multipliers: the published λ is good to ~2e-10 absolute (tight runs here — fehlberg78 and
+// bulirsch_stoer; index1, projection, coordinate_partitioning — agree with each other to ~1e-13
+// and with it to 1.6e-10 in λ_0, 8.0e-11 in λ_1); the run's own λ error is below 1e-13
+// (1e-12 and 1e-13 runs differ by 8e-14), counted as 1e-11, so the bound is 2.1e-10 absolute.
+// The comparison also checks the sign conversion: λ_source = −λ_cmbench is 9.5e-3 away.
+TEST(CarAxis, MatchesThePublishedReference) {
+  const auto r = quick_run(tight_run("car_axis", "index1", 1e-13));
+  ASSERT_EQ(r["status"], "ok") << r["message"];
+  const auto& m = r["metrics"];
+  EXPECT_DOUBLE_EQ(m["error"]["t"].get<double>(), 3.0);
+  EXPECT_LT(m["error"]["final_abs_max"].get<double>(), 1e-10);
+  const auto& lambda = m["multipliers"];
+  ASSERT_TRUE(lambda.contains("reference_final")) << "no published multipliers at t = 3";
+  for (int i = 0; i < 2; ++i)
+    EXPECT_NEAR(lambda["final"][i].get<double>(), lambda["reference_final"][i].get<double>(),
+                2.1e-10)
+        << "lambda_" << i;
+  EXPECT_GT(lambda["reference_final"][0].get<double>(), 0.0) << "sign not converted";
+}
+
+// Every registered method runs the rheonomic car_axis to a recorded status (no exception); a
+// method that cannot handle it must say so (a non-ok status with a message), and one that ends
+// ok must be right: dopri5 at 1e-8 reaches the published solution to ≤ 1.0e-7 with every method
+// (measured), so 1e-6 leaves a 10× margin. A method that dropped a time term of γ would be off by
+// more: without the ÿb·yl term, baumgarte ends ok 3.9e-3 off, coordinate_partitioning 3.0e-4
+// and even projection (which restores Φ = 0 and J v = ν after every step) 8.6e-6.
+TEST(CarAxis, EveryMethodEndsWithAStatus) {
+  for (const auto& entry : method_registry()) {
+    RunConfig c;
+    c.problem = "car_axis";
+    c.method = entry.id;
+    c.stepper = "dopri5";
+    c.abs_tol = c.rel_tol = 1e-8;
+    nlohmann::json r;
+    ASSERT_NO_THROW(r = quick_run(c)) << entry.id;
+    ASSERT_TRUE(r["status"].is_string()) << entry.id;
+    if (r["status"] == "ok") {
+      EXPECT_LT(r["metrics"]["error"]["final_abs_max"].get<double>(), 1e-6) << entry.id;
+    } else {
+      EXPECT_FALSE(r["message"].get<std::string>().empty()) << entry.id << ": " << r["status"];
+    }
+  }
+}
+
+
 // Issue #4's acceptance for n_pendulum: the Cartesian chain (N constraints) and the joint-angle
 // chain (minimal coordinates) are independent formulations; at tolerance 1e-12 over 2 s both
 // are accurate to ~1e-11, so 1e-8 agreement leaves three orders of margin.

@@ -22,7 +22,8 @@ bool random_consistent_state(const Problem& problem, std::mt19937& rng, double s
                              ConsistentState& out, bool require_full_rank) {
   const Sizes s = problem.sizes();
   std::normal_distribution<double> normal(0.0, 1.0);
-  out.t = 0.1 * std::abs(normal(rng));
+  // Anywhere in the horizon: rheonomic terms (car_axis's bump sin(w t)) take all their values.
+  out.t = std::uniform_real_distribution<double>(0.0, problem.t_end())(rng);
   out.q.resize(s.nq);
   out.v.resize(s.nq);
   problem.initial_state(out.q, out.v);
