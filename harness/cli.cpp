@@ -55,6 +55,26 @@ void print_list(const std::string& what) {
   std::cout << out.str();
 }
 
+// One line per indicator; numbered families (n_four_bar's rocker_i_parallel) collapse to the
+// first and the count.
+std::string describe_branch_indicators(const Problem& problem) {
+  const auto indicators = problem.branch_indicators();
+  if (indicators.empty()) return "  branch:       one assembly mode (no indicators)\n";
+  std::ostringstream out;
+  out << "  branch:       " << indicators.size() << " indicator(s), checked at every step\n";
+  const std::size_t shown = std::min<std::size_t>(indicators.size(), 4);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& b = indicators[i];
+    out << "    " << b.name << ": " << b.meaning;
+    if (b.kind == BranchIndicator::Kind::sign)
+      out << " (keeps its sign)\n";
+    else
+      out << " (stays within " << b.tolerance << " of its initial value)\n";
+  }
+  if (indicators.size() > shown) out << "    ... and " << indicators.size() - shown << " more\n";
+  return out.str();
+}
+
 void print_description(const std::string& id, const std::vector<std::string>& params) {
   const auto& entry = find_problem(id);
   nlohmann::json given = nlohmann::json::object();
@@ -88,7 +108,8 @@ void print_description(const std::string& id, const std::vector<std::string>& pa
       << "  reference:    " << to_string(ref.kind);
   if (!ref.provenance.empty()) out << " — " << ref.provenance;
   if (std::isfinite(ref.accuracy)) out << " (accuracy ~" << ref.accuracy << ")";
-  out << "\n  parameters:\n" << describe_params(entry.params, "    ")
+  out << "\n" << describe_branch_indicators(*problem);
+  out << "  parameters:\n" << describe_params(entry.params, "    ")
       << "  values:       " << problem->params().dump() << "\n";
   std::cout << out.str();
 }

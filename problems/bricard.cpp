@@ -15,6 +15,9 @@
 // Equations derived by scripts/derive_bricard.py (sympy) into problems/generated/bricard.inc.
 // Reference: self-converged (two independent tight runs, harness/self_converged.hpp).
 // Energy is conserved. Outputs: joint J3's position (x, y, z) [m] and the first joint angle.
+// Branch indicators (value kind, 0.1 rad): a3 − a1, a5 − a1, a4 − a2 (wrapped), zero along the
+// reference motion (a, b, a, b, a); the loop's other solution branches (a3 = −π/2, a2 = a4; or
+// a1 = a4 = −π/2, a3 = a5; J of rank 3 there) break these equalities.
 #include <array>
 #include <cmath>
 
@@ -44,6 +47,22 @@ class Bricard : public GeneratedProblem<5, 5> {
     q.setZero();
     v.setZero();
   }
+  // Along the mechanism's one-degree-of-freedom motion from q = 0 the joint angles stay pairwise
+  // equal, a1 = a3 = a5 and a2 = a4; the other solution branches of the loop (found by Newton
+  // from random starts: a3 = −π/2 with a2 = a4, or a1 = a4 = −π/2 with a3 = a5; rank 3) break
+  // that symmetry by O(1). Value indicators, 0.1 rad as for n_four_bar.
+  std::vector<BranchIndicator> branch_indicators() const override {
+    using K = BranchIndicator::Kind;
+    return {{"a3_equals_a1", "a3 − a1 [rad], wrapped; 0 on the reference branch", K::value, 0.1},
+            {"a5_equals_a1", "a5 − a1 [rad], wrapped; 0 on the reference branch", K::value, 0.1},
+            {"a4_equals_a2", "a4 − a2 [rad], wrapped; 0 on the reference branch", K::value, 0.1}};
+  }
+  void branch_indicator_values(double, CVecRef q, VecRef b) const override {
+    constexpr double kTwoPi = 6.283185307179586476925286766559;
+    b << std::remainder(q(2) - q(0), kTwoPi), std::remainder(q(4) - q(0), kTwoPi),
+        std::remainder(q(3) - q(1), kTwoPi);
+  }
+
   std::vector<std::string> output_names() const override { return {"J3_x", "J3_y", "J3_z", "a1"}; }
   void outputs(double, CVecRef q, CVecRef, VecRef y) const override {
     std::array<double, 3> p{};
