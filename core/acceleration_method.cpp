@@ -1,5 +1,7 @@
 #include "core/acceleration_method.hpp"
 
+#include <algorithm>
+
 #include "core/errors.hpp"
 
 namespace cmb {
@@ -63,6 +65,10 @@ void AccelerationMethod::bind(const Problem& problem) {
   Phi_.setZero(mh_);
   nu_.setZero(m_);
   psi_.setZero(m_);
+  probe_dxdt_.setZero(2 * n_);
+  rank_cap_ = probed_rank_ = probed_confident_ = m_;
+  lowest_rank_seen_ = -1;  // unknown: the first hold_rank probes
+  probing_ = false;
   if (!dense_) sparse_.bind(problem);
   bind_solver();
 }
@@ -86,10 +92,33 @@ void AccelerationMethod::jacobian_times(CVecRef v, VecRef out) const {
     sparse_.jacobian_times(v, out);
 }
 
-void AccelerationMethod::pack(double, CVecRef q, CVecRef v, VecRef x) {
+void AccelerationMethod::pack(double t, CVecRef q, CVecRef v, VecRef x) {
   x.head(n_) = q;
   x.tail(n_) = v;
-  packed(x);
+  packed(t, x);
+}
+
+void AccelerationMethod::found_rank(int rank, int confident_rank) {
+  lowest_rank_seen_ = std::min(lowest_rank_seen_, rank);
+  if (!probing_) return;
+  probed_rank_ = std::min(probed_rank_, rank);
+  probed_confident_ = std::min(probed_confident_, confident_rank);
+}
+
+void AccelerationMethod::hold_rank(double t, CVecRef x) {
+  if (lowest_rank_seen_ >= m_ && rank_cap_ == m_) return;  // full rank at every call since
+  probing_ = true;
+  probed_rank_ = probed_confident_ = m_;
+  stats().add("rank_probes");
+  try {
+    rhs(x, probe_dxdt_, t);
+  } catch (...) {
+    probing_ = false;
+    throw;
+  }
+  probing_ = false;
+  rank_cap_ = probed_rank_ <= rank_cap_ ? probed_rank_ : std::max(rank_cap_, probed_confident_);
+  lowest_rank_seen_ = rank_cap_;
 }
 
 void AccelerationMethod::unpack(double, CVecRef x, VecRef q, VecRef v) {

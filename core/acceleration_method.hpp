@@ -55,7 +55,26 @@ class AccelerationMethod : public Method {
   // out = J v from whichever path is active.
   void jacobian_times(CVecRef v, VecRef out) const;
   // Called at the end of pack with the new ODE state (a run, or a timed repetition, starts).
-  virtual void packed(CVecRef x) {}
+  virtual void packed(double t, CVecRef x) {}
+
+  // Rank hold, for the methods that decide a numerical rank at every call (svd_null_space,
+  // udwadia_kalaba, gauss_qp). A J that is rank-deficient on the constraint manifold (Bricard
+  // everywhere, A02 at its singular positions) regains full rank a distance δ off it, with
+  // σ_min ∝ δ: once drift, a Runge–Kutta stage or a difference-Jacobian perturbation pushes
+  // σ_min over the threshold, the pseudo-inverse enforces that spurious row with gain 1/σ_min — a
+  // stiff mode that is not in the problem. Bricard measured it: rosenbrock4's errors grew as the
+  // tolerance tightened (2.5e-2 → 2.2e-1 m from 1e-6 to 1e-10; its Jacobian differences across
+  // the switch), and dopri5 at 1e-8 took 2 785 steps with 2 595 rejections. So a method uses at
+  // most the rank held from the last accepted state; that cap falls as soon as a call finds less
+  // (threshold tol·σ₁), but rises only at an accepted state whose extra singular values clear
+  // √tol·σ₁, a distance from the manifold far beyond drift. A method reports what each call finds
+  // (found_rank: the ranks at tol and at √tol, before capping) and caps with rank_cap();
+  // hold_rank(t, x), called from pack and post_step, re-evaluates the accepted state (one extra
+  // RHS evaluation, counted as work.method.rank_probes) unless every call since the last one
+  // found full rank.
+  void found_rank(int rank, int confident_rank);
+  int rank_cap() const { return probing_ ? m_ : rank_cap_; }
+  void hold_rank(double t, CVecRef x);
   // Sizes the solver's own workspace; M_, J_ etc. are already sized.
   virtual void bind_solver() {}
   // From M_, Q_, J_ and gamma_ (stabilized), fill qdd_ and lambda_. t is for messages.
@@ -77,6 +96,9 @@ class AccelerationMethod : public Method {
 
   BaumgarteGains gains_;
   bool dense_ = true;
+  bool probing_ = false;
+  int rank_cap_ = 0, probed_rank_ = 0, probed_confident_ = 0, lowest_rank_seen_ = 0;
+  Vec probe_dxdt_;
   Vec Phi_, nu_, psi_;
 };
 

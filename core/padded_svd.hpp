@@ -5,6 +5,8 @@
 // vectors of the original matrix; padding only adds zero singular values.
 #pragma once
 
+#include <algorithm>
+
 #include <Eigen/SVD>
 
 #include "core/types.hpp"
@@ -18,6 +20,15 @@ class PaddedSvd {
   void compute(CMatRef A, double rel_tol);
 
   int rank() const { return rank_; }
+  // Number of singular values above rel_tol · σ₁ (another threshold than compute's).
+  int rank_above(double rel_tol) const {
+    const auto& s = svd_.singularValues();
+    int r = 0;
+    while (r < std::min(rows_, cols_) && s(r) > rel_tol * s(0)) ++r;
+    return r;
+  }
+  // Treats the singular values beyond max_rank as zero too (AccelerationMethod::rank_cap).
+  void limit_rank(int max_rank) { rank_ = std::min(rank_, std::max(max_rank, 0)); }
   const Vec& singular_values() const { return svd_.singularValues(); }
   // Singular vectors restricted to the original rows/columns; columns 0..rank-1 are valid.
   auto U() const { return svd_.matrixU().topRows(rows_); }

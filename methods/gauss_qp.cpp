@@ -27,12 +27,16 @@
 // contact_tol (1e-9), qp_tol (1e-12), Baumgarte terms (off by default), linear_solver (auto |
 // dense | sparse: the equality fast path as a sparse LDLᵀ of [M Jᵀ; J 0] for problems that send
 // M and J as entries, falling back to the dense SVD path on rank loss).
+// Rank hold (one priority level, no softness; AccelerationMethod::hold_rank): at most the rank
+// found at the last accepted state, so after a rank loss the SVD path is kept even where a
+// stage off the manifold would pass the Schur test.
 // State: x = [q; v]. λ has m entries followed by mu entries for the unilateral rows.
 // Fails when: the QP solver fails (singular, with its termination code); unilateral rows or
 // priorities are combined with softness, or unilateral rows with priorities (unsupported);
 // a build without ALGLIB meets unilateral rows (unsupported). Impacts (velocity jumps at contact)
 // are outside this acceleration-level formulation.
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -58,8 +62,13 @@ class GaussQp : public AccelerationMethod {
         linear_solver_(params.choice("linear_solver")) {}
 
   bool multipliers_unique() const override { return unique_; }
+  bool post_step(double t, VecRef x) override {
+    hold_rank(t, x);
+    return false;
+  }
 
  private:
+  void packed(double t, CVecRef x) override { hold_rank(t, x); }
   struct Level {
     std::vector<int> rows;
     Mat B, A;  // the level's rows of B, and B_ℓ P
@@ -163,9 +172,14 @@ class GaussQp : public AccelerationMethod {
       solve_fast_sparse(t);
       return;
     }
+    if (rank_cap() < m_ && softness_ == 0.0) {  // rank-deficient at the last accepted state
+      solve_prioritized(t);
+      return;
+    }
     const SchurOutcome outcome = schur_.try_solve(M_, J_, Q_, gamma_, rank_tol_, RankPolicy::fail,
                                                   qdd_, lambda_.head(m_), softness_);
     unique_ = outcome == SchurOutcome::full_rank;
+    if (unique_) found_rank(m_, m_);
     if (outcome == SchurOutcome::rank_deficient) {
       stats().add("rank_drops");
       if (softness_ > 0.0)  // soft rows regularize S; a rank loss there is the user's model
@@ -183,8 +197,13 @@ class GaussQp : public AccelerationMethod {
   // Sparse LDLᵀ of [M Jᵀ; J 0]; on rank loss the SVD path, on dense M and J evaluated for the
   // occasion (its workspace is allocated at the first rank loss: n² memory only if needed).
   void solve_fast_sparse(double t) {
-    unique_ = sparse_.solve(Q_, gamma_, rank_tol_, qdd_, lambda_.head(m_));
-    if (unique_) return;
+    if (rank_cap() == m_) {
+      unique_ = sparse_.solve(Q_, gamma_, rank_tol_, qdd_, lambda_.head(m_));
+      if (unique_) {
+        found_rank(m_, m_);
+        return;
+      }
+    }
     stats().add("rank_drops");
     if (!dense_workspace_) bind_dense_workspace();
     problem_->mass_matrix(t, q_, M_);
@@ -221,6 +240,10 @@ class GaussQp : public AccelerationMethod {
       level.r.noalias() -= level.B.lazyProduct(z_);  // what this level still asks for
       level.A.noalias() = level.B.lazyProduct(P_);
       level.svd.compute(level.A, rank_tol_);
+      if (levels_.size() == 1) {  // the rank hold covers the single-level minimizer only
+        found_rank(level.svd.rank(), level.svd.rank_above(std::sqrt(rank_tol_)));
+        level.svd.limit_rank(rank_cap());
+      }
       if (level.svd.rank() < rows) unique_ = false;
       level.svd.solve(level.r, w_);
       z_ += w_;
@@ -232,6 +255,7 @@ class GaussQp : public AccelerationMethod {
     qdd_ = a_f_ + w_;
     // −Bᵀλ = z in the least-squares sense (z is the constraint force in the scaled variables).
     svd_all_.compute(B_, rank_tol_);
+    if (levels_.size() == 1) svd_all_.limit_rank(rank_cap());
     svd_all_.solve_transposed(z_, lambda_.head(m_));
     lambda_.head(m_) *= -1.0;
   }

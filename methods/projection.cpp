@@ -59,7 +59,7 @@ class Projection : public SchurKktMethod {
   }
 
  protected:
-  void packed(CVecRef x) override {
+  void packed(double, CVecRef x) override {
     accepted_ = x;
     guard_armed_ = false;  // a deliberately perturbed start may need a large first correction
   }

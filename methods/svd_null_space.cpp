@@ -9,12 +9,17 @@
 // robust, but costly and — if one integrated y — non-physical states). This implementation
 // integrates the full x = [q; v], never the null-space coordinates, because N is not smooth in time
 // (sign and rotation freedom of singular vectors).
+// Rank hold (AccelerationMethod::hold_rank): at most the rank found at the last accepted state,
+// rising again only where the extra singular values clear √rank_tol·σ₁; otherwise drift, stages
+// or rosenbrock4's difference Jacobian off a rank-deficient manifold (Bricard) would switch on a
+// spurious row with gain 1/σ_min.
 // Parameters: rank_tol (1e-10) — relative singular-value threshold; Baumgarte terms (alpha, beta or
 // omega0, zeta) off by default: without them it drifts like index1.
 // Diagnostics (work.method): min_rank, min_kept_singular_value, rank_drops (calls with r < m).
 // State: x = [q; v].
 // Fails when: M is not positive definite on null(J) (status singular); more rows than
 // coordinates (unsupported); cost O(n³) per call (two-sided Jacobi SVD, core/padded_svd.hpp).
+#include <cmath>
 #include <sstream>
 
 #include "core/acceleration_method.hpp"
@@ -32,8 +37,13 @@ class SvdNullSpace : public AccelerationMethod {
         rank_tol_(params.number("rank_tol")) {}
 
   bool multipliers_unique() const override { return unique_; }
+  bool post_step(double t, VecRef x) override {
+    hold_rank(t, x);
+    return false;
+  }
 
  private:
+  void packed(double t, CVecRef x) override { hold_rank(t, x); }
   void bind_solver() override {
     if (m_ > n_) {
       std::ostringstream msg;
@@ -54,6 +64,8 @@ class SvdNullSpace : public AccelerationMethod {
     int r = 0;
     if (m_ > 0) {
       svd_.compute(J_, rank_tol_);
+      found_rank(svd_.rank(), svd_.rank_above(std::sqrt(rank_tol_)));
+      svd_.limit_rank(rank_cap());
       r = svd_.rank();
       if (r > 0) stats().note_min("min_kept_singular_value", svd_.singular_values()(r - 1));
       svd_.solve(gamma_, a_p_);

@@ -10,6 +10,7 @@
 // reactions are λ = −(BBᵀ)⁺ r (minimum norm; flagged non-unique when B loses rank).
 // Sources: seed 001 (a thesis chapter on the Udwadia–Kalaba approach); Udwadia & Kalaba,
 // Proc. R. Soc. Lond. A 439 (1992).
+// Rank hold (AccelerationMethod::hold_rank), as in svd_null_space, with pinv_tol.
 // Parameters: variant (eig | cholesky, default eig), pinv_tol (1e-10) — singular values of B
 // below pinv_tol·σ_max are treated as zero: it decides the behaviour at singular configurations
 // and with redundant rows. Baumgarte terms (alpha, beta or omega0, zeta) off by default: as the
@@ -17,6 +18,7 @@
 // State: x = [q; v]. Handles redundant and nonholonomic rows.
 // Fails when: M is not positive definite (singular); seed 001 names its drawbacks: instability
 // near singular configurations (pinv_tol), costly matrix roots (variant eig), no prioritization.
+#include <cmath>
 #include <sstream>
 
 #include "core/acceleration_method.hpp"
@@ -35,8 +37,13 @@ class UdwadiaKalaba : public AccelerationMethod {
         pinv_tol_(params.number("pinv_tol")) {}
 
   bool multipliers_unique() const override { return unique_; }
+  bool post_step(double t, VecRef x) override {
+    hold_rank(t, x);
+    return false;
+  }
 
  private:
+  void packed(double t, CVecRef x) override { hold_rank(t, x); }
   void bind_solver() override {
     eig_ = Eigen::JacobiSVD<Mat, Eigen::NoQRPreconditioner>(n_, n_, Eigen::ComputeFullV);
     llt_ = Eigen::LLT<Mat>(n_);
@@ -97,6 +104,8 @@ class UdwadiaKalaba : public AccelerationMethod {
     if (m_ == 0) return;
     r_.noalias() = gamma_ - J_.lazyProduct(a_f_);
     svd_.compute(B_, pinv_tol_);
+    found_rank(svd_.rank(), svd_.rank_above(std::sqrt(pinv_tol_)));
+    svd_.limit_rank(rank_cap());
     unique_ = svd_.rank() == m_;
     if (!unique_) stats().add("rank_drops");
     svd_.solve(r_, z_);  // z = B⁺ r
