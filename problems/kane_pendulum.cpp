@@ -15,6 +15,12 @@
 // formulations are derived by scripts/derive_kane_pendulum.py into
 // problems/generated/kane_pendulum.inc (a test checks that file is current).
 // Energy (kinetic + gravity + springs) is conserved. Outputs: q1, q2 [rad], xQ, yQ, zQ [m].
+// Departure from the source: seed 004's listing forms M = ∂F*/∂u̇ and F = F*|u̇=0 + Fr from the
+// generalized inertia forces F* and integrates u̇ = M⁻¹F. Since F* = −M_k u̇ + …, that M is minus
+// the mass matrix and Kane's equations Fr + F* = 0 read u̇ = −M⁻¹F: the listing's sign makes the
+// system gain energy (18.2 J in 2 s from the seed's initial state, RK4 with h = 1e-4, against
+// 1e-13 J with Kane's sign: scripts/derive_kane_pendulum.py --seed-listing-energy). The
+// reference here solves sympy's KanesMethod equations M_k u̇ = F_k, with the right sign.
 #include <array>
 #include <boost/numeric/odeint.hpp>
 #include <cmath>

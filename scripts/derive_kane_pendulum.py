@@ -12,6 +12,8 @@ Two independent formulations of the same system:
 
 Usage: /usr/bin/python3 scripts/derive_kane_pendulum.py          (rewrites the .inc file)
        /usr/bin/python3 scripts/derive_kane_pendulum.py --check  (exit 1 if it is not current)
+       /usr/bin/python3 scripts/derive_kane_pendulum.py --seed-listing-energy
+           (the energy the seed listing's sign of u' gains over 2 s, against Kane's)
 Data (seed 004): m = 1 kg, g = 9.81 m/s^2 along N.x, kt = 0.01 N m/rad, kl = 2 N/m, l = 0.6 m.
 """
 import argparse
@@ -140,10 +142,54 @@ def generate():
     return "\n\n".join(parts) + "\n"
 
 
+def seed_listing_energy_gain(h=1e-4, t_end=2.0):
+    """Energy change over t_end of u' = sign·M_k⁻¹F_k from seed 004's initial state (classical RK4,
+    step h), for Kane's sign (+1) and for the seed listing's (−1: it solves with M = ∂F*/∂u', which
+    is minus the mass matrix). Returns {sign: E(t_end) − E(0)}."""
+    import numpy as np
+    s = model()
+    data = {s[k]: v for k, v in DATA.items()}
+    Mk, Fk, _, _ = kane_equations(s)
+    q, u = [s["q1"], s["q2"], s["q3"]], [s["u1"], s["u2"], s["u3"]]
+    N, O, m, g = s["N"], s["O"], s["m"], s["g"]
+    T = sum(b.kinetic_energy(N) for b in (s["rod_A"], s["rod_B"], s["particle"]))
+    V = (-m * g * sum(s[p].pos_from(O).dot(N.x) for p in ("Ao", "Bo", "Q"))
+         + s["kt"] * (q[0]**2 + q[1]**2) / 2 + s["kl"] * q[2]**2 / 2)
+    speeds = {qi.diff(me.dynamicsymbols._t): ui for qi, ui in zip(q, u)}
+    energy = sm.lambdify((q, u), (T + V).subs(speeds).subs(data))
+    mass = sm.lambdify((q, u), Mk.subs(data))
+    forcing = sm.lambdify((q, u), Fk.subs(data))
+
+    def rhs(x, sign):
+        ud = np.linalg.solve(np.array(mass(x[:3], x[3:]), float),
+                             np.array(forcing(x[:3], x[3:]), float).ravel())
+        return np.concatenate([x[3:], sign * ud])
+
+    x0 = np.array([np.deg2rad(5.0), np.deg2rad(5.0), 0.1, 0.1, 0.2, 0.3])
+    gains = {}
+    for sign in (1, -1):
+        x = x0.copy()
+        for _ in range(round(t_end / h)):
+            k1 = rhs(x, sign)
+            k2 = rhs(x + h / 2 * k1, sign)
+            k3 = rhs(x + h / 2 * k2, sign)
+            k4 = rhs(x + h * k3, sign)
+            x = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        gains[sign] = energy(x[:3], x[3:]) - energy(x0[:3], x0[3:])
+    return gains
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="fail if the committed file is not current")
+    parser.add_argument("--seed-listing-energy", action="store_true",
+                        help="print the energy change over 2 s with Kane's sign and with seed 004's")
     opts = parser.parse_args()
+    if opts.seed_listing_energy:
+        gains = seed_listing_energy_gain()
+        print(f"Kane's equations: E(2) - E(0) = {gains[1]:.2e} J")
+        print(f"seed 004 listing: E(2) - E(0) = {gains[-1]:.2e} J")
+        return
     write_or_check(OUT, index_arrays(generate(), [("kq", 3), ("ku", 3), ("p", 5), ("v", 5)]),
                    opts.check, "scripts/derive_kane_pendulum.py")
 
