@@ -21,6 +21,20 @@
 // the nearly dropped direction is amplified by 1/σ_min and can reach another assembly branch.
 // The first step after the initial state is exempt (a deliberately perturbed start needs a large
 // first correction). A Newton iteration that does not converge also rejects the step.
+// Near a singular configuration (measured on IFToMM A02, n_four_bar N = 2, rank_policy =
+// truncate, pivot_tol 1e-10, fehlberg78 over 20 s): the index-1 RHS that projection integrates
+// has a real eigenvalue ≈ 2|ω|/δ at distance δ from the singular position (ω the rockers' rate;
+// tests/test_methods.cpp, SingularConfiguration), so a local error made at δ_min grows like
+// (δ₀/δ_min)² during a passage. Tighter tolerances make the controller land steps closer to the
+// singular position; the velocity projection then removes the amplified component along the
+// other branch's tangent at once (up to 3e-2 m/s in one step at tol 1e-12), which dissipates
+// energy (0.30 J of 35.8) and leaves a phase error: max error 2.9e-6 m at tol 1e-10 but 6.3 m at
+// 1e-12, though the run stays on the parallelogram branch. Larger pivot_tol caps 1/δ (1e-6:
+// 1.5e-3 m at 1e-12). For crossings of singular positions use tolerances ≥ 1e-10 or baumgarte
+// with ω₀ = 100 and rank_policy = truncate (docs/methods.md, "Singular configurations").
+// Command: build/cmbench run --problem n_four_bar --param N=2 --method projection --param
+// rank_policy=truncate --param pivot_tol=1e-10 --param linear_solver=dense --stepper fehlberg78
+// --tol 1e-12 (or 1e-10; --param pivot_tol=1e-6).
 // Fails when: Newton does not reach position_tol even for small steps (newton_failed) or the
 // root guard trips even for small steps (branch_switch); with fixed steps the first occurrence
 // ends the run; J loses row rank (singular, as index1; the dense projections drop vanishing

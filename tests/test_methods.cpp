@@ -1,7 +1,11 @@
 // Method behaviour beyond the conformance suite: redundant constraints, drift-free guarantees,
 // reaction forces against an exact solution, and every method running on every problem.
+#include <cmath>
+
+#include <Eigen/Eigenvalues>
 #include <gtest/gtest.h>
 
+#include "core/assembly.hpp"
 #include "core/kkt.hpp"
 #include "core/registry.hpp"
 #include "test_support.hpp"
@@ -202,6 +206,55 @@ TEST(Runs, EveryMethodOnEveryProblemEndsOkOrUnsupported) {
                   (may_be_singular && r["status"] == "singular"))
           << m.id << " on " << p.id << ": " << r["status"] << " " << r["message"];
     }
+  }
+}
+
+}  // namespace
+}  // namespace cmb::test
+
+namespace cmb::test {
+namespace {
+
+// Why index-1 formulations degrade near a singular configuration, the cause behind
+// projection's A02 runs getting worse as the tolerance tightens (methods/projection.cpp):
+// on IFToMM A02 at distance δ from the singular position (rockers horizontal), turning at
+// ω rad/s, the RHS Jacobian has a real eigenvalue ≈ 2|ω|/δ along the other branch's tangent.
+// Central differences (h = 1e-7) of the index1 RHS at consistent states of the parallelogram
+// branch; 5 % tolerance covers the O(δ) corrections and the differencing error.
+TEST(SingularConfiguration, Index1HasAnUnstableModeGrowingLikeOneOverDistance) {
+  auto problem = make_problem("n_four_bar", {{"N", 2}});
+  auto method = make_method("index1", {{"rank_policy", "truncate"},
+                                       {"pivot_tol", 1e-14},
+                                       {"linear_solver", "dense"}});
+  method->bind(*problem);
+  const int n = problem->sizes().nq, links = 5;
+  const double omega = -3.0;
+  for (double delta : {1e-2, 1e-3, 1e-4}) {
+    // Rockers at angle δ, turning at ω; couplers translate with the rockers' tips.
+    Vec q(n), v(n);
+    for (int i = 0; i < links; ++i) {
+      const bool rocker = i <= 2;
+      const double base = rocker ? i : (i - 3) + 0.5, r = rocker ? 0.5 : 1.0;
+      q.segment<3>(3 * i) << base + r * std::cos(delta), r * std::sin(delta), rocker ? delta : 0.0;
+      v.segment<3>(3 * i) << -r * std::sin(delta) * omega, r * std::cos(delta) * omega,
+          rocker ? omega : 0.0;
+    }
+    ASSERT_LE(position_residual(*problem, 0.0, q), 1e-14);
+    ASSERT_LE(velocity_residual(*problem, 0.0, q, v), 1e-13);
+    Vec x(2 * n), plus(2 * n), minus(2 * n);
+    method->pack(0.0, q, v, x);
+    Mat jacobian(2 * n, 2 * n);
+    for (int j = 0; j < 2 * n; ++j) {
+      const double h = 1e-7;
+      Vec xp = x, xm = x;
+      xp(j) += h;
+      xm(j) -= h;
+      method->rhs(xp, plus, 0.0);
+      method->rhs(xm, minus, 0.0);
+      jacobian.col(j) = (plus - minus) / (2 * h);
+    }
+    const double largest = Eigen::EigenSolver<Mat>(jacobian).eigenvalues().real().maxCoeff();
+    EXPECT_NEAR(largest * delta, 2.0 * std::abs(omega), 0.05 * 2.0 * std::abs(omega)) << delta;
   }
 }
 
