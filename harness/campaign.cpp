@@ -148,6 +148,11 @@ RunConfig parse_run_template(const json& doc) {
       fail_at("/max_steps", "expected an integer >= 1, got " + doc["max_steps"].dump());
     base.limits.max_steps = doc["max_steps"].get<long>();
   }
+  if (doc.contains("max_rhs_calls")) {
+    if (!doc["max_rhs_calls"].is_number_integer() || doc["max_rhs_calls"].get<long>() < 1)
+      fail_at("/max_rhs_calls", "expected an integer >= 1, got " + doc["max_rhs_calls"].dump());
+    base.limits.max_rhs_calls = doc["max_rhs_calls"].get<long>();
+  }
   if (doc.contains("initial_assembly"))
     base.initial.assembly = string_at(doc, "initial_assembly", "");
   if (doc.contains("initial_tol"))
@@ -293,6 +298,7 @@ Campaign parse_campaign(const std::string& text, const std::string& origin) {
   }
   const json& doc = campaign.source;
   check_keys(doc, "", {"name", "description", "repeat", "sample_dt", "time_limit", "max_steps",
+                       "max_rhs_calls",
                        "initial_assembly", "initial_tol", "problems", "methods", "steppers",
                        "exclude"},
              {"name", "problems", "methods", "steppers"});

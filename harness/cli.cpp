@@ -305,6 +305,7 @@ int cli_main(int argc, char** argv) {
   double dt = 0, tol = 0, abs_tol = 0, rel_tol = 0, max_dt = 0, t_end = 0, sample_dt = 0;
   double time_limit = 0;
   long max_steps = config.limits.max_steps;
+  long max_rhs_calls = 0;
   auto* run = app.add_subcommand("run", "Run one problem with one method and one stepper");
   run->add_option("--problem", config.problem, "problem id (see `cmbench list problems`)")
       ->required();
@@ -325,6 +326,9 @@ int cli_main(int argc, char** argv) {
   run->add_option("--repeat", config.repeat, "timed repetitions without metrics (default 3)")
       ->check(integer_at_least(0));
   run->add_option("--max-steps", max_steps, "stop with status step_limit after this many steps")
+      ->check(integer_at_least(1));
+  run->add_option("--max-rhs-calls", max_rhs_calls,
+                  "stop with status step_limit after this many RHS calls (a work budget)")
       ->check(integer_at_least(1));
   auto* time_limit_opt = run->add_option("--time-limit", time_limit,
                                          "stop with status time_limit after this many seconds");
@@ -402,6 +406,7 @@ int cli_main(int argc, char** argv) {
       config.limits.wall_time_limit = time_limit;
     }
     config.limits.max_steps = max_steps;
+    config.limits.max_rhs_calls = max_rhs_calls;
     return run_command(config, params, out_path, series_path);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);

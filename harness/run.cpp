@@ -139,6 +139,14 @@ nlohmann::json base_record(const PreparedRun& run) {
       {"stepper", stepper_json(run)},
       {"t_end", run.t_end},
       {"samples", run.sample_times.size()},
+      {"limits",
+       {{"max_steps", run.config.limits.max_steps},
+        {"max_rhs_calls",
+         run.config.limits.max_rhs_calls > 0 ? nlohmann::json(run.config.limits.max_rhs_calls)
+                                             : nlohmann::json()},
+        {"time_limit_s", run.config.limits.wall_time_limit > 0
+                             ? nlohmann::json(run.config.limits.wall_time_limit)
+                             : nlohmann::json()}}},
       {"reference",
        {{"kind", to_string(ref.kind)},
         {"provenance", ref.provenance},

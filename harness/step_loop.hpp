@@ -59,6 +59,8 @@ class LoopGuard {
     const long steps = outcome_.counters.steps_accepted + outcome_.counters.steps_rejected;
     if (!all_finite(s)) return fail(RunStatus::diverged, "state is not finite", t);
     if (steps >= limits_.max_steps) return fail(RunStatus::step_limit, "step limit reached", t);
+    if (limits_.max_rhs_calls > 0 && outcome_.counters.rhs_calls >= limits_.max_rhs_calls)
+      return fail(RunStatus::step_limit, "RHS-call budget reached", t);
     if (limits_.wall_time_limit > 0 && steps >= next_clock_check_) {
       const std::chrono::duration<double> used = std::chrono::steady_clock::now() - start_;
       if (used.count() > limits_.wall_time_limit)

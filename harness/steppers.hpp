@@ -48,6 +48,9 @@ using BranchCheck = std::function<bool(double t, CVecRef x, std::string& message
 // When the loop must stop short of t_end.
 struct LoopLimits {
   long max_steps = 50'000'000;  // accepted + rejected
+  long max_rhs_calls = 0;        // RHS-call budget of the stepper (incl. rosenbrock4's
+                                 // Jacobians); 0: none. Work, not time: the same build stops
+                                 // at the same step on an idle or a busy machine.
   double wall_time_limit = 0.0;  // seconds; 0: none
   BranchCheck branch_check;      // none: not checked
 };

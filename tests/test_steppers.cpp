@@ -171,3 +171,30 @@ TEST(RheonomicOrder, BulirschStoerFollowsItsTolerance) {
 
 }  // namespace
 }  // namespace cmb::test
+
+namespace cmb::test {
+namespace {
+
+// The RHS-call budget counts work, not time: a run stops at the first step after the budget is
+// spent, the same step whatever the machine's load, and records the limits it ran under.
+TEST(Limits, RhsCallBudgetStopsAtTheSameStepEveryTime) {
+  RunConfig c;
+  c.problem = "simple_pendulum";
+  c.method = "index1";
+  c.stepper = "dopri5";
+  c.abs_tol = c.rel_tol = 1e-10;
+  c.limits.max_rhs_calls = 1000;
+  const auto first = quick_run(c), second = quick_run(c);
+  EXPECT_EQ(first["status"], "step_limit");
+  EXPECT_NE(first["message"].get<std::string>().find("RHS-call budget"), std::string::npos);
+  const long calls = first["work"]["rhs_calls"].get<long>();
+  EXPECT_GE(calls, 1000);
+  EXPECT_LE(calls, 1000 + 7);  // dopri5: at most one step's 6 new calls (+1 after a reset) more
+  EXPECT_EQ(second["work"], first["work"]);
+  EXPECT_EQ(second["t_reached"], first["t_reached"]);
+  EXPECT_EQ(first["limits"]["max_rhs_calls"], 1000);
+  EXPECT_TRUE(first["limits"]["time_limit_s"].is_null());
+}
+
+}  // namespace
+}  // namespace cmb::test
