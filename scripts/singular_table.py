@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""The singular-configuration table of docs/methods.md: IFToMM A02 (n_four_bar, N = 4) over
+20 s, which passes its singular positions (all rockers horizontal, J loses rank) at
+t ≈ 0.72, 1.24, ... s; every configuration with fehlberg78 at tolerance 1e-10 and with rk4 at
+dt = 1 ms. Columns: status, time reached, max error over the samples (metrics.error.max_abs,
+"–" when the run did not finish), max |E − E0| up to the end, and what detected a branch
+switch (the branch indicator named in the message, or the method's Newton root guard).
+
+Usage: /usr/bin/python3 scripts/singular_table.py [--cmbench build/cmbench] [--write]
+Prints the table (each row one `cmbench run ... --repeat 0`); --write also puts it into
+docs/methods.md between its markers <!--table:singular--> and <!--/table-->.
+
+scripts/doc_numbers.py checks the whole table against the binary; its 24 runs take about 80 s
+(coordinate_partitioning + fehlberg78 alone about 30 s), so the table is `slow`: only
+`doc_numbers.py --check --all` regenerates it, the ctest skips it.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cmbplot import fmt  # noqa: E402
+
+TABLE_ID = "singular"
+DOC = "docs/methods.md"
+SLOW = True
+HEADER = ["| method | parameters | stepper | status | t reached [s] | max error [m] "
+          "| max \\|E−E0\\| [J] | branch switch detected by |",
+          "|---|---|---|---|---|---|---|---|"]
+KEY_COLUMNS = 3          # method, parameters, stepper: identify a row
+EXEMPT = set()           # no timings: every column is checked
+BASE = ["--problem", "n_four_bar", "--param", "N=4", "--t-end", "20"]
+TRUNCATE = ["rank_policy=truncate", "pivot_tol=1e-10"]
+CONFIGS = [
+    ("index1", []),
+    ("index1", TRUNCATE),
+    ("baumgarte", []),
+    ("baumgarte", TRUNCATE),
+    ("baumgarte", ["omega0=100"] + TRUNCATE),
+    ("projection", []),
+    ("projection", TRUNCATE),
+    ("coordinate_partitioning", []),
+    ("svd_null_space", []),
+    ("udwadia_kalaba", []),
+    ("gauss_qp", []),
+    ("augmented_lagrangian", []),
+]
+STEPPERS = [("fehlberg78 1e-10", ["--stepper", "fehlberg78", "--tol", "1e-10"]),
+            ("rk4 1 ms", ["--stepper", "rk4", "--dt", "1e-3"])]
+
+
+def rows(cmbench=None):
+    """[(key cells, [cmbench run arguments])] — without --out and --repeat."""
+    out = []
+    for method, params in CONFIGS:
+        args = BASE + ["--method", method]
+        for p in params:
+            args += ["--param", p]
+        for label, stepper in STEPPERS:
+            out.append(([method, " ".join(params) or "defaults", label], [args + stepper]))
+    return out
+
+
+def detector(record):
+    if record.get("status") != "branch_switch":
+        return "–"
+    message = record.get("message", "")
+    found = re.search(r"indicator '([^']+)'", message)
+    if found:
+        return found.group(1)
+    if "Newton" in message or "projection moved" in message:
+        return "Newton root guard"
+    return "?"
+
+
+def cells(key, records):
+    record = records[0]
+    if record is None:
+        return key + ["no record"] + ["–"] * 4
+    error = (record.get("metrics") or {}).get("error") or {}
+    energy = (record.get("metrics") or {}).get("energy") or {}
+    t = record.get("t_reached")
+    return key + [record["status"], "–" if t is None else format(t, ".3g"),
+                  fmt(error.get("max_abs"), ".1e"), fmt(energy.get("max_abs"), ".1e"),
+                  detector(record)]
+
+
+def line(row):
+    return "| " + " | ".join(row) + " |"
+
+
+def table(cmbench):
+    lines = list(HEADER)
+    with tempfile.TemporaryDirectory() as tmp:
+        record_path = os.path.join(tmp, "run.json")
+        for key, runs in rows(cmbench):
+            subprocess.run([cmbench, "run", *runs[0], "--repeat", "0", "--out", record_path],
+                           capture_output=True, cwd=tmp)
+            record = None
+            if os.path.exists(record_path):
+                with open(record_path) as f:
+                    record = json.load(f)
+                os.remove(record_path)
+            lines.append(line(cells(key, [record])))
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cmbench", default="build/cmbench")
+    parser.add_argument("--write", action="store_true", help="replace the table in docs/methods.md")
+    opts = parser.parse_args()
+    lines = table(os.path.abspath(opts.cmbench))
+    print("\n".join(lines))
+    if opts.write:
+        import doc_numbers
+        doc_numbers.replace_table(DOC, TABLE_ID, lines)
+
+
+if __name__ == "__main__":
+    main()
