@@ -24,7 +24,10 @@ struct Capabilities {
         drift_free(drift_free_),
         inequality(inequality_) {}
   bool redundant;     // rank-deficient J (Bricard, duplicated rows)
-  bool singular;      // passes through configurations where J loses rank
+  // Its solve survives a configuration where J loses rank (the run goes on). Whether the motion
+  // stays on the mechanism's branch there is measured, not declared: the branch indicators end
+  // runs that leave it (docs/methods.md, "Singular configurations").
+  bool singular;
   bool nonholonomic;  // velocity-level rows A_nh v = c
   bool drift_free;    // Φ = 0 and ψ = 0 held to a tolerance by construction
   bool inequality;    // unilateral rows g(q) ≥ 0

@@ -23,7 +23,7 @@ namespace {
 std::string capability_text(const Capabilities& c) {
   std::vector<std::string> items;
   if (c.redundant) items.push_back("redundant");
-  if (c.singular) items.push_back("singular");
+  if (c.singular) items.push_back("rank loss (solve survives; branch not guaranteed)");
   if (c.nonholonomic) items.push_back("nonholonomic");
   if (c.drift_free) items.push_back("drift-free");
   if (c.inequality) items.push_back("inequality");

@@ -8,8 +8,9 @@
 //   λ_{k+1} = λ_k + α_p (J q̈_{k+1} − γ̃),
 // until ‖q̈_{k+1} − q̈_k‖∞ ≤ tol·(1 + ‖q̈_{k+1}‖∞), or until the change stops contracting below
 // √tol·(1 + ‖q̈‖∞) (rounding floor of the penalized matrix; counted as "stagnations"). The leading matrix is symmetric positive
-// definite whatever the rank of J, so redundant constraints and singular configurations pass;
-// the iterations remove the O(1/α_p) error of the pure penalty method. At convergence q̈ and λ
+// definite whatever the rank of J, so redundant constraints (Bricard) pass; at IFToMM A02's
+// singular positions the iteration itself stops converging (newton_failed at the first one,
+// t ≈ 0.72 s: docs/methods.md, "Singular configurations"). The iterations remove the O(1/α_p) error of the pure penalty method. At convergence q̈ and λ
 // solve the KKT system (λ is then the particular solution the iteration reached: not unique when
 // J is rank-deficient).
 // Parameters: alpha_p — absolute penalty factor as in the peers (1e7…1e9), unset by default;
