@@ -57,6 +57,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from doc_tables import line as table_line  # noqa: E402
 
 DOCS = ["README.md", "docs/methods.md", "docs/performance.md", "docs/robustness.md",
         "docs/problems.md", "docs/extending.md", "docs/campaigns.md", "docs/json_schema.md",
@@ -572,7 +573,7 @@ def main():
                                           f"measured {b!r}  ({command_text(arg_lists[0])})")
                 if len(old) != len(measured):
                     mismatches.append(f"{rel}: {label}: {len(old)} cells, expected {len(measured)}")
-            new_lines.append(module.line(measured))
+            new_lines.append(table_line(measured))
         for key in committed:
             mismatches.append(f"{rel}: table {table_id}: row {' | '.join(key)} is not produced "
                               f"by scripts/{module.__name__}.py")

@@ -10,12 +10,9 @@ the 3 timed repetitions); --write also puts it into docs/methods.md between its 
 scripts/doc_numbers.py checks every column but the timing one against the binary (ctest
 docs_numbers_are_current) through rows(), cells() and EXEMPT below.
 """
-import argparse
-import json
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cmbload import flatten  # noqa: E402
@@ -61,38 +58,6 @@ def cells(key, records):
                   fmt(r["time_min"], ".4f")]
 
 
-def line(row):
-    return "| " + " | ".join(row) + " |"
-
-
-def table(cmbench, repeat=3):
-    lines = list(HEADER)
-    with tempfile.TemporaryDirectory() as tmp:
-        record_path = os.path.join(tmp, "run.json")
-        for key, runs in rows(cmbench):
-            subprocess.run([cmbench, "run", *runs[0], "--repeat", str(repeat), "--out", record_path],
-                           capture_output=True, cwd=tmp)
-            record = None
-            if os.path.exists(record_path):
-                with open(record_path) as f:
-                    record = json.load(f)
-                os.remove(record_path)
-            lines.append(line(cells(key, [record])))
-    return lines
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cmbench", default="build/cmbench")
-    parser.add_argument("--write", action="store_true",
-                        help="replace the table in docs/methods.md (timings included)")
-    opts = parser.parse_args()
-    lines = table(os.path.abspath(opts.cmbench))
-    print("\n".join(lines))
-    if opts.write:
-        import doc_numbers
-        doc_numbers.replace_table(DOC, TABLE_ID, lines)
-
-
 if __name__ == "__main__":
-    main()
+    import doc_tables
+    doc_tables.main(sys.modules[__name__], repeat=3)

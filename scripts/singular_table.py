@@ -14,13 +14,9 @@ scripts/doc_numbers.py checks the whole table against the binary; its 24 runs ta
 (coordinate_partitioning + fehlberg78 alone about 30 s), so the table is `slow`: only
 `doc_numbers.py --check --all` regenerates it, the ctest skips it.
 """
-import argparse
-import json
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cmbplot import fmt  # noqa: E402
@@ -89,37 +85,6 @@ def cells(key, records):
                   detector(record)]
 
 
-def line(row):
-    return "| " + " | ".join(row) + " |"
-
-
-def table(cmbench):
-    lines = list(HEADER)
-    with tempfile.TemporaryDirectory() as tmp:
-        record_path = os.path.join(tmp, "run.json")
-        for key, runs in rows(cmbench):
-            subprocess.run([cmbench, "run", *runs[0], "--repeat", "0", "--out", record_path],
-                           capture_output=True, cwd=tmp)
-            record = None
-            if os.path.exists(record_path):
-                with open(record_path) as f:
-                    record = json.load(f)
-                os.remove(record_path)
-            lines.append(line(cells(key, [record])))
-    return lines
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cmbench", default="build/cmbench")
-    parser.add_argument("--write", action="store_true", help="replace the table in docs/methods.md")
-    opts = parser.parse_args()
-    lines = table(os.path.abspath(opts.cmbench))
-    print("\n".join(lines))
-    if opts.write:
-        import doc_numbers
-        doc_numbers.replace_table(DOC, TABLE_ID, lines)
-
-
 if __name__ == "__main__":
-    main()
+    import doc_tables
+    doc_tables.main(sys.modules[__name__], repeat=0)
