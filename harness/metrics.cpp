@@ -64,11 +64,12 @@ SampleRecorder::SampleRecorder(const Problem& problem, Method& method)
   dxdt_.setZero(method.state_size());
 }
 
+// Every column of a sample is computed before any is appended: an evaluation that throws (the
+// multipliers' RHS call at a state where the method fails) leaves the series as it was, with all
+// columns of the same length.
 void SampleRecorder::operator()(double t, CVecRef x) {
   method_.unpack(t, x, q_, v_);
-  series_.t.push_back(t);
   problem_.constraints(t, q_, Phi_);
-  series_.position_residual.push_back(Phi_.size() ? Phi_.lpNorm<Eigen::Infinity>() : 0.0);
   if (sparse_jacobian_) {
     ProductSink product(v_, Jv_);
     problem_.jacobian_entries(t, q_, product);
@@ -77,18 +78,27 @@ void SampleRecorder::operator()(double t, CVecRef x) {
     Jv_.noalias() = J_ * v_;
   }
   problem_.velocity_rhs(t, q_, nu_);
+  const double energy = problem_.energy(t, q_, v_);
+  problem_.outputs(t, q_, v_, y_);
+  // λ belongs to the state at the sample; one extra RHS call that the work counters ignore.
+  method_.stats().set_enabled(false);
+  try {
+    method_.rhs(x, dxdt_, t);
+  } catch (...) {
+    method_.stats().set_enabled(true);
+    throw;
+  }
+  method_.stats().set_enabled(true);
+
+  series_.t.push_back(t);
+  series_.position_residual.push_back(Phi_.size() ? Phi_.lpNorm<Eigen::Infinity>() : 0.0);
   series_.velocity_residual.push_back(nu_.size() ? (Jv_ - nu_).lpNorm<Eigen::Infinity>() : 0.0);
   if (Phi_.size() > 0 && Phi_.size() <= kSignedRowsMax) {
     series_.phi.push_back(Phi_);
     series_.dphi.push_back(Jv_.head(Phi_.size()) - nu_.head(Phi_.size()));
   }
-  series_.energy.push_back(problem_.energy(t, q_, v_));
-  problem_.outputs(t, q_, v_, y_);
+  series_.energy.push_back(energy);
   series_.outputs.push_back(y_);
-  // λ belongs to the state at the sample; one extra RHS call that the work counters ignore.
-  method_.stats().set_enabled(false);
-  method_.rhs(x, dxdt_, t);
-  method_.stats().set_enabled(true);
   series_.multipliers.push_back(method_.multipliers());
   series_.multipliers_unique.push_back(method_.multipliers_unique());
 }

@@ -1,5 +1,6 @@
 // The command line as a user meets it: bad input gives exit code 2 and a message that names the
 // offending value and lists the valid ones; nothing is written. A good run writes its record.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -112,6 +113,41 @@ TEST(Cli, ListShowsEverything) {
                                "rosenbrock4"})
     EXPECT_NE(r.output.find(id), std::string::npos) << id;
   EXPECT_EQ(cli("run --help").exit_code, 0);
+}
+
+}  // namespace
+
+namespace {
+
+// A method that fails at a sampled state (the multipliers' RHS call at the sample throws) must
+// leave every series column at the same length: the run ends `diverged`, writes its record and
+// series, exits 1. It used to leave t, residuals and outputs one sample longer than the
+// multipliers, which the metrics and the CSV writer then read past (exit 139).
+TEST(Cli, DivergenceAtASampleWritesTheRecordAndExits1) {
+  for (const std::string method : {"index1", "baumgarte", "svd_null_space"}) {
+    const std::string out = temp_path("diverged.json"), series = temp_path("diverged.csv");
+    std::filesystem::remove(out);
+    std::filesystem::remove(series);
+    const CliResult r = cli("run --problem andrews_squeezer --method " + method +
+                            " --stepper rk_gill --dt 0.01 --repeat 0 --out " + out + " --series " +
+                            series);
+    EXPECT_EQ(r.exit_code, 1) << method << "\n" << r.output;
+    std::ifstream in(out);
+    ASSERT_TRUE(in.good()) << method;
+    const auto record = nlohmann::json::parse(in);
+    EXPECT_NE(record["status"], "ok") << method;
+    std::ifstream csv(series);
+    std::string header, row;
+    ASSERT_TRUE(std::getline(csv, header)) << method;
+    const auto columns = std::count(header.begin(), header.end(), ',');
+    int rows = 0;
+    while (std::getline(csv, row)) {
+      EXPECT_EQ(std::count(row.begin(), row.end(), ','), columns) << method << ": " << row;
+      ++rows;
+    }
+    EXPECT_GE(rows, 1) << method;  // at least the initial state
+    EXPECT_LE(rows, record["samples"].get<int>() + 1) << method;
+  }
 }
 
 }  // namespace
