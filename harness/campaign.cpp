@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -366,6 +367,10 @@ json crash_record(const CampaignRun& run, const std::string& why) {
           {"context", run_context()}};
 }
 
+// A worker that could not write its record or series exits with this code: the parent stops the
+// campaign (the run is not recorded, so --resume redoes it) instead of recording a status.
+constexpr int kWorkerOutputFailed = 4;
+
 // Executes one run in a worker process; never returns.
 [[noreturn]] void work(const CampaignRun& run, const fs::path& out) {
   int code = 0;
@@ -375,16 +380,34 @@ json crash_record(const CampaignRun& run, const std::string& why) {
     write_file_atomically((out / "series" / (run.file + ".csv")).string(),
                           series_csv(*result.problem, result.series, result.reference));
     write_file_atomically((out / "runs" / (run.file + ".json")).string(), result.record.dump(1) + "\n");
+  } catch (const OutputError& e) {
+    std::cerr << "cmbench: error: " << e.what() << "\n";
+    code = kWorkerOutputFailed;
   } catch (const std::exception& e) {
     try {
       write_file_atomically((out / "runs" / (run.file + ".json")).string(),
                             crash_record(run, std::string("internal error: ") + e.what()).dump(1));
+    } catch (const OutputError& e) {
+      std::cerr << "cmbench: error: " << e.what() << "\n";
+      code = kWorkerOutputFailed;
     } catch (...) {
       code = 3;
     }
   }
   std::fflush(nullptr);
   _exit(code);
+}
+
+// Stops the other workers after one could not write (they would meet the same full disk), waits
+// for them and removes what they may have left half-written.
+void stop_workers(std::map<pid_t, const CampaignRun*>& active, const fs::path& out) {
+  for (const auto& [pid, run] : active) ::kill(pid, SIGTERM);
+  for (const auto& [pid, run] : active) ::waitpid(pid, nullptr, 0);
+  active.clear();
+  std::error_code ec;
+  for (const char* sub : {"runs", "series"})
+    for (const auto& entry : fs::directory_iterator(out / sub, ec))
+      if (entry.path().filename().string().rfind(".cmb-", 0) == 0) fs::remove(entry.path(), ec);
 }
 
 std::string default_out_dir(const std::string& name) {
@@ -506,6 +529,13 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
     const CampaignRun& run = *active.at(pid);
     active.erase(pid);
     const fs::path record = out / "runs" / (run.file + ".json");
+    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kWorkerOutputFailed) {
+      stop_workers(active, out);
+      if (tty) std::cout << "\n";
+      throw OutputError("campaign stopped: a worker could not write the results of " + run.key +
+                        " into '" + out.string() + "' (its message is above); the runs "
+                        "recorded so far are kept: make room and finish with --resume");
+    }
     if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || !fs::exists(record)) {
       const std::string why = WIFSIGNALED(wstatus)
                                   ? "worker crashed with signal " + std::to_string(WTERMSIG(wstatus))

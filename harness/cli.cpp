@@ -1,7 +1,9 @@
 #include "harness/cli.hpp"
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -196,22 +198,47 @@ void print_summary(const nlohmann::json& r) {
   std::cout << out.str();
 }
 
+// Outputs are checked before the simulation, so that an unwritable path costs no run time.
+void check_outputs(const std::string& out_path, const std::string& series_path) {
+  if (!out_path.empty() && out_path == series_path)
+    throw InputError("--out and --series name the same file '" + out_path +
+                     "': the record and the series would overwrite each other");
+  if (!out_path.empty()) check_writable(out_path);
+  if (!series_path.empty()) check_writable(series_path);
+}
+
+// Both files or neither: when the second cannot be written, the first is removed again.
+void write_outputs(const std::string& out_path, const std::string& record,
+                   const std::string& series_path, const std::string& series) {
+  if (!series_path.empty()) write_file_atomically(series_path, series);
+  if (out_path.empty()) return;
+  try {
+    write_file_atomically(out_path, record);
+  } catch (const OutputError&) {
+    // Never a device or FIFO (as root, removing /dev/null would delete the node).
+    std::error_code ec;
+    if (!series_path.empty() && std::filesystem::is_regular_file(series_path, ec))
+      std::filesystem::remove(series_path, ec);
+    throw;
+  }
+}
+
 int run_command(RunConfig config, const std::vector<std::string>& params,
                 const std::string& out_path, const std::string& series_path) {
   find_problem(config.problem);
   find_method(config.method);
   for (const auto& p : params) apply_param(config, p);
   PreparedRun run = prepare_run(config);
+  check_outputs(out_path, series_path);
   const RunResult result = execute_run(run);
   if (result.record["status"] == "invalid_input") {
     // Bad input found while starting the run (e.g. an inconsistent initial state): nothing is
     // written, as for any other input error.
     throw InputError(result.record["message"].get<std::string>());
   }
-  if (!out_path.empty()) write_file_atomically(out_path, result.record.dump(2) + "\n");
-  if (!series_path.empty())
-    write_file_atomically(series_path,
-                          series_csv(*result.problem, result.series, result.reference));
+  write_outputs(out_path, result.record.dump(2) + "\n", series_path,
+                series_path.empty() ? std::string()
+                                    : series_csv(*result.problem, result.series, result.reference));
   print_summary(result.record);
   return result.record["status"] == "ok" ? 0 : 1;
 }
@@ -245,6 +272,9 @@ void optional_from(CLI::Option* option, double value, std::optional<T>& target) 
 }  // namespace
 
 int cli_main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG and is reported, instead of the
+  // process dying of SIGXFSZ with half-written temporary files.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"cmbench: swap constraint-enforcement methods on the same mechanism and stepper, "
                "and measure accuracy, drift, energy and cost."};
   app.require_subcommand(1);

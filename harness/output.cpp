@@ -1,37 +1,121 @@
 #include "harness/output.hpp"
 
+#include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
-
-#include "core/errors.hpp"
 
 namespace cmb {
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  std::error_code ec;
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  if (ec) throw InputError("cannot create directory '" + target.parent_path().string() + "': " +
-                           ec.message());
-  const fs::path temporary =
-      target.string() + ".tmp-" + std::to_string(static_cast<long>(::getpid()));
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << content;
-    out.flush();
-    if (!out) {
-      fs::remove(temporary, ec);
-      throw InputError("cannot write '" + path + "'");
-    }
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail(const std::string& what, const std::string& path, int error) {
+  throw OutputError("cannot " + what + " '" + path + "': " + std::strerror(error));
+}
+
+// The file a chain of symbolic links ends at (the path itself when it is no link). A loop or a
+// chain longer than the system allows is an error.
+fs::path resolve_links(const fs::path& path) {
+  fs::path current = path;
+  for (int depth = 0; depth < 40; ++depth) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(current, ec))) return current;
+    const fs::path link = fs::read_symlink(current, ec);
+    if (ec) fail("follow the link", current.string(), ec.value());
+    current = link.is_absolute() ? link : current.parent_path() / link;
   }
-  fs::rename(temporary, target, ec);
-  if (ec) {
-    fs::remove(temporary, ec);
-    throw InputError("cannot move the result into place at '" + path + "'");
+  fail("follow the link", path.string(), ELOOP);
+}
+
+void write_all(int fd, const std::string& content, const std::string& path) {
+  const char* data = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("write", path, errno);
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+// Writes into an existing file that is not a regular one (a device, a FIFO): no rename.
+void write_in_place(const fs::path& target, const std::string& content, const std::string& shown) {
+  const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) fail("open", shown, errno);
+  try {
+    write_all(fd, content, shown);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) fail("write", shown, errno);
+}
+
+// A short name beside the target (a long target name plus a suffix could exceed NAME_MAX).
+fs::path temporary_beside(const fs::path& target) {
+  static std::atomic<unsigned> counter{0};
+  return target.parent_path() / (".cmb-" + std::to_string(static_cast<long>(::getpid())) + "-" +
+                                 std::to_string(counter++) + ".tmp");
+}
+
+}  // namespace
+
+void check_writable(const std::string& path) {
+  if (path.empty()) throw OutputError("an output path is empty");
+  const fs::path target = resolve_links(path);
+  std::error_code ec;
+  const auto status = fs::status(target, ec);
+  if (fs::is_directory(status)) throw OutputError("cannot write '" + path + "': it is a directory");
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    if (::access(target.c_str(), W_OK) != 0) fail("write", path, errno);
+    return;
+  }
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  while (!fs::exists(dir, ec) && dir.has_parent_path() && dir != dir.parent_path())
+    dir = dir.parent_path();  // the nearest existing ancestor is where directories would go
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw OutputError("cannot write '" + path + "': '" + dir.string() + "' is not a directory");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) fail("write", path, errno);
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  if (path.empty()) throw OutputError("an output path is empty");
+  const fs::path target = resolve_links(path);
+  std::error_code ec;
+  const auto status = fs::status(target, ec);
+  if (fs::is_directory(status)) throw OutputError("cannot write '" + path + "': it is a directory");
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    write_in_place(target, content, path);
+    return;
+  }
+  if (target.has_parent_path()) {
+    fs::create_directories(target.parent_path(), ec);
+    if (ec) fail("create the directory", target.parent_path().string(), ec.value());
+  }
+  const fs::path temporary = temporary_beside(target);
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) fail("write", path, errno);
+  int error = 0;
+  try {
+    write_all(fd, content, path);
+  } catch (const OutputError&) {
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    throw;
+  }
+  if (::close(fd) != 0) error = errno;
+  if (!error && ::rename(temporary.c_str(), target.c_str()) != 0) error = errno;
+  if (error) {
+    ::unlink(temporary.c_str());
+    fail("write", path, error);
   }
 }
 

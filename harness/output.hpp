@@ -1,12 +1,29 @@
 // Files are written whole or not at all: content goes to a temporary file beside the target,
-// which is then renamed over it, so a reader never sees half a result.
+// which is then renamed over it, so a reader never sees half a result. A symbolic link is
+// followed (the file it names is replaced, the link stays); a target that is not a regular file
+// (/dev/null, a FIFO) is written directly, since renaming over it would replace it; a directory
+// is refused.
 #pragma once
 
 #include <string>
 
+#include "core/errors.hpp"
+
 namespace cmb {
 
-// Throws InputError when the directory cannot be created or the file cannot be written.
+// The output could not be written (full disk, file-size limit, permissions, a directory in the
+// way): the message names the path and the system's reason (errno). A subclass of InputError, so
+// `cmbench run` reports it and exits 2; a campaign stops on it instead of recording the run.
+class OutputError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+// Throws OutputError; leaves no temporary file behind.
 void write_file_atomically(const std::string& path, const std::string& content);
+
+// Throws OutputError unless `path` can be written by write_file_atomically: not a directory,
+// and the directory it would go to exists or can be created and is writable. Creates nothing.
+void check_writable(const std::string& path);
 
 }  // namespace cmb

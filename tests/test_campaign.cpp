@@ -290,3 +290,47 @@ TEST(Campaign, CompareFindsChangedAndMissingRuns) {
 }
 
 }  // namespace
+
+namespace {
+
+// A file-size limit (ulimit -f) hit mid-campaign is an output failure, never a run status: the
+// campaign stops with the path and the system's reason, exit 2, leaves no temporary files and no
+// record of the run that could not be written; --resume then completes it, every run once and
+// equal to an undisturbed run.
+TEST(Campaign, FileSizeLimitStopsTheCampaignAndResumeCompletesIt) {
+  const fs::path dir = scratch("fsize");
+  const fs::path file = write_campaign(dir, campaign_of(2.0, 1e-3));
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
+  const auto reference = comparable(dir / "full" / "results.json");
+
+  // 16 KiB: the records fit, the pendulum's series CSVs (~20 KB) do not.
+  const std::string limited = "bash -c 'ulimit -f 16; exec " + std::string(CMB_CLI_PATH) +
+                              " campaign " + file.string() + " --jobs 2 --out " +
+                              (dir / "limited").string() + "' 2>&1";
+  FILE* pipe = popen(limited.c_str(), "r");
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  const int status = pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status)) << output;
+  EXPECT_EQ(WEXITSTATUS(status), 2) << output;
+  EXPECT_NE(output.find("File too large"), std::string::npos) << output;
+  EXPECT_NE(output.find("--resume"), std::string::npos) << output;
+  EXPECT_FALSE(fs::exists(dir / "limited" / "results.json"));
+  std::size_t temporaries = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir / "limited"))
+    temporaries += entry.path().filename().string().rfind(".cmb-", 0) == 0;
+  EXPECT_EQ(temporaries, 0u);
+  for (const auto& entry : fs::directory_iterator(dir / "limited" / "runs")) {
+    std::ifstream in(entry.path());
+    EXPECT_NE(json::parse(in)["status"], "diverged") << entry.path();
+  }
+
+  const CliResult resumed =
+      cli("campaign " + file.string() + " --jobs 2 --resume --out " + (dir / "limited").string());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_EQ(comparable(dir / "limited" / "results.json"), reference);
+  fs::remove_all(dir);
+}
+
+}  // namespace

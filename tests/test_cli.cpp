@@ -151,3 +151,44 @@ TEST(Cli, DivergenceAtASampleWritesTheRecordAndExits1) {
 }
 
 }  // namespace
+
+namespace {
+
+// Output paths: a special file is written in place (never replaced by a regular file), a write
+// error names the path and the system's reason, a symbolic link is followed and stays a link,
+// the record and the series never share a file, a directory is refused before the run and
+// nothing is created, a 255-byte file name (NAME_MAX) works.
+TEST(Cli, OutputPathsAreNeverReplacedAndErrorsNameTheReason) {
+  const std::string good = kGood + " --repeat 0";
+  EXPECT_EQ(cli(good + " --out /dev/null").exit_code, 0);
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+  if (std::filesystem::is_character_file("/dev/full")) {
+    const CliResult full = cli(good + " --out /dev/full");
+    EXPECT_EQ(full.exit_code, 2) << full.output;
+    EXPECT_NE(full.output.find("No space left on device"), std::string::npos) << full.output;
+    EXPECT_TRUE(std::filesystem::is_character_file("/dev/full"));
+  }
+  const std::filesystem::path dir = temp_path("outputs");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::create_symlink("target.json", dir / "link.json");
+  EXPECT_EQ(cli(good + " --out " + (dir / "link.json").string()).exit_code, 0);
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.json"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "target.json"));
+
+  const std::string same = (dir / "both").string();
+  const CliResult clash = cli(good + " --out " + same + " --series " + same);
+  EXPECT_EQ(clash.exit_code, 2);
+  EXPECT_NE(clash.output.find("same file"), std::string::npos) << clash.output;
+  EXPECT_FALSE(std::filesystem::exists(same));
+
+  const CliResult directory = cli(good + " --out " + dir.string());
+  EXPECT_EQ(directory.exit_code, 2);
+  EXPECT_NE(directory.output.find("is a directory"), std::string::npos) << directory.output;
+  const std::string long_name = (dir / std::string(255, 'a')).string();
+  EXPECT_EQ(cli(good + " --out " + long_name).exit_code, 0);
+  EXPECT_TRUE(std::filesystem::exists(long_name));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
