@@ -1,5 +1,6 @@
 #include "harness/campaign.hpp"
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -398,6 +399,26 @@ constexpr int kWorkerOutputFailed = 4;
   _exit(code);
 }
 
+// SIGINT, SIGTERM and SIGHUP stop a campaign the same way: the parent notices (the handler only
+// sets a flag and interrupts waitpid), stops and reaps its workers, removes their temporary files
+// and then dies of the same signal, so the shell sees how it ended; --resume finishes the rest.
+volatile std::sig_atomic_t stop_signal = 0;
+extern "C" void note_stop_signal(int signal) { stop_signal = signal; }
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+void catch_stop_signals() {
+  stop_signal = 0;
+  struct sigaction action {};
+  action.sa_handler = note_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;  // no SA_RESTART: waitpid returns EINTR
+  for (int signal : kStopSignals) ::sigaction(signal, &action, nullptr);
+}
+
+void default_stop_signals() {
+  for (int signal : kStopSignals) std::signal(signal, SIG_DFL);
+}
+
 // Stops the other workers after one could not write (they would meet the same full disk), waits
 // for them and removes what they may have left half-written.
 void stop_workers(std::map<pid_t, const CampaignRun*>& active, const fs::path& out) {
@@ -408,6 +429,76 @@ void stop_workers(std::map<pid_t, const CampaignRun*>& active, const fs::path& o
   for (const char* sub : {"runs", "series"})
     for (const auto& entry : fs::directory_iterator(out / sub, ec))
       if (entry.path().filename().string().rfind(".cmb-", 0) == 0) fs::remove(entry.path(), ec);
+}
+
+void make_directory(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw OutputError("cannot create the directory '" + dir.string() + "': " + ec.message());
+}
+
+// The top-level keys in which two campaign files differ.
+std::vector<std::string> differing_keys(const json& a, const json& b) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : a.items()) keys.insert(k);
+  for (const auto& [k, v] : b.items()) keys.insert(k);
+  std::vector<std::string> out;
+  for (const auto& k : keys)
+    if (!a.contains(k) || !b.contains(k) || a[k] != b[k]) out.push_back(k);
+  return out;
+}
+
+// An output directory holds at most one campaign: without --resume it must hold none; with it,
+// the same campaign file (the records were made with its settings), unless --force.
+void check_output_dir(const Campaign& campaign, const CampaignOptions& options, const fs::path& out) {
+  const fs::path stored_file = out / "campaign.json";
+  std::error_code ec;
+  if (!fs::exists(stored_file, ec)) {
+    if (fs::exists(out / "results.json", ec) || fs::exists(out / "runs", ec))
+      throw InputError("output directory '" + out.string() + "' holds results without a "
+                       "campaign.json: choose another --out");
+    return;
+  }
+  if (!options.resume)
+    throw InputError("output directory '" + out.string() + "' already holds a campaign's results: "
+                     "use --resume to finish it or --out for a fresh directory");
+  std::ifstream in(stored_file);
+  const json stored = json::parse(in, nullptr, false);
+  if (stored.is_discarded())
+    throw InputError("'" + stored_file.string() + "' is not valid JSON: cannot tell which "
+                     "campaign the directory holds (choose another --out)");
+  if (stored == campaign.source || options.force) return;
+  throw InputError("--resume: '" + out.string() + "' holds campaign '" +
+                   stored.value("name", std::string("?")) + "' with other settings (differs in: " +
+                   join(differing_keys(stored, campaign.source), ", ") +
+                   "); its records were made with those: use a fresh --out, or --force to "
+                   "resume anyway");
+}
+
+// The runs without a valid record. A record counts only if it parses and holds this run's key:
+// a truncated file or one copied over another run's name is redone (and said so).
+std::vector<const CampaignRun*> runs_to_do(const std::vector<const CampaignRun*>& selected,
+                                           const fs::path& out) {
+  std::vector<const CampaignRun*> pending;
+  std::size_t redone = 0;
+  for (const auto* run : selected) {
+    const fs::path record = out / "runs" / (run->file + ".json");
+    std::error_code ec;
+    if (!fs::exists(record, ec)) {
+      pending.push_back(run);
+      continue;
+    }
+    std::ifstream in(record);
+    const json doc = json::parse(in, nullptr, false);
+    if (doc.is_object() && doc.value("key", std::string()) == run->key) continue;
+    std::cerr << "cmbench: redoing " << run->key << ": its record '" << record.string()
+              << (doc.is_discarded() ? "' is unreadable" : "' holds another run") << "\n";
+    fs::remove(record, ec);
+    pending.push_back(run);
+    ++redone;
+  }
+  if (redone) std::cerr << "cmbench: " << redone << " record(s) redone\n";
+  return pending;
 }
 
 std::string default_out_dir(const std::string& name) {
@@ -423,43 +514,6 @@ std::string format_seconds(double s) {
 }
 
 }  // namespace
-
-std::size_t merge_results(const std::vector<std::string>& dirs, const std::string& out_dir,
-                          bool force) {
-  if (dirs.size() < 2) throw InputError("merge needs at least two result directories");
-  std::vector<json> docs;
-  for (const auto& dir : dirs) {
-    std::ifstream in(fs::path(dir) / "results.json");
-    if (!in) throw InputError("'" + dir + "' holds no results.json");
-    json doc = json::parse(in, nullptr, false);
-    if (doc.is_discarded() || doc.value("schema", "") != "cmbench.results/1")
-      throw InputError("'" + dir + "/results.json' is not a cmbench results file");
-    docs.push_back(std::move(doc));
-  }
-  const json& first = docs.front();
-  for (std::size_t i = 1; i < docs.size(); ++i) {
-    if (docs[i]["campaign_file"] != first["campaign_file"] && !force)
-      throw InputError("'" + dirs[i] + "' comes from a different campaign file than '" + dirs[0] +
-                       "' (use --force to merge anyway)");
-    for (const char* key : {"git_sha", "build_type", "compiler", "flags"})
-      if (docs[i]["context"][key] != first["context"][key] && !force)
-        throw InputError("'" + dirs[i] + "' was produced by a different build (" + key + ": " +
-                         docs[i]["context"][key].dump() + " vs " + first["context"][key].dump() +
-                         "; use --force to merge anyway)");
-  }
-  json runs = json::array();
-  std::set<std::string> seen;
-  for (const auto& doc : docs)
-    for (const auto& run : doc["runs"])
-      if (seen.insert(run.value("key", "")).second) runs.push_back(run);
-  json merged = first;
-  merged["runs"] = runs;
-  merged["shard"] = nullptr;
-  merged["merged_from"] = dirs;
-  fs::create_directories(out_dir);
-  write_file_atomically((fs::path(out_dir) / "results.json").string(), merged.dump(1) + "\n");
-  return runs.size();
-}
 
 int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
   std::vector<const CampaignRun*> selected;
@@ -484,20 +538,14 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
     return 0;
   }
   const fs::path out = options.out_dir.empty() ? default_out_dir(campaign.name) : options.out_dir;
-  std::vector<const CampaignRun*> pending;
-  for (const auto* run : selected) {
-    const bool done = fs::exists(out / "runs" / (run->file + ".json"));
-    if (done && !options.resume)
-      throw InputError("output directory '" + out.string() +
-                       "' already holds results of this campaign: use --resume to finish it or "
-                       "--out for a fresh directory");
-    if (!done) pending.push_back(run);
-  }
-  fs::create_directories(out / "runs");
-  fs::create_directories(out / "series");
+  check_output_dir(campaign, options, out);
+  std::vector<const CampaignRun*> pending = runs_to_do(selected, out);
+  make_directory(out / "runs");
+  make_directory(out / "series");
   write_file_atomically((out / "campaign.json").string(), campaign.source.dump(2) + "\n");
 
   const bool tty = ::isatty(STDOUT_FILENO);
+  catch_stop_signals();
   const auto start = std::chrono::steady_clock::now();
   std::map<pid_t, const CampaignRun*> active;
   std::size_t next = 0, finished = 0, failures = 0;
@@ -516,15 +564,30 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
       std::cout << line.str() << "\n" << std::flush;
   };
   while (next < pending.size() || !active.empty()) {
-    while (next < pending.size() && static_cast<int>(active.size()) < options.jobs) {
+    while (!stop_signal && next < pending.size() &&
+           static_cast<int>(active.size()) < options.jobs) {
       std::fflush(nullptr);
       const pid_t pid = ::fork();
       if (pid < 0) throw std::runtime_error("fork failed");
-      if (pid == 0) work(*pending[next], out);
+      if (pid == 0) {
+        default_stop_signals();
+        work(*pending[next], out);
+      }
       active[pid] = pending[next++];
     }
     int wstatus = 0;
-    const pid_t pid = ::waitpid(-1, &wstatus, 0);
+    const pid_t pid = stop_signal ? -1 : ::waitpid(-1, &wstatus, 0);
+    if (stop_signal) {
+      const int signal = stop_signal;
+      stop_workers(active, out);
+      if (tty) std::cout << "\n";
+      std::cerr << "cmbench: campaign stopped by signal " << signal << " after " << finished
+                << " of " << total << " runs; finish it with --resume\n";
+      std::fflush(nullptr);
+      default_stop_signals();
+      std::raise(signal);
+    }
+    if (pid < 0 && errno == EINTR) continue;
     if (pid < 0) break;
     const CampaignRun& run = *active.at(pid);
     active.erase(pid);
@@ -550,6 +613,7 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
     report(run, status);
   }
   if (tty) std::cout << "\n";
+  default_stop_signals();
 
   json runs = json::array();
   std::size_t not_ok = 0;

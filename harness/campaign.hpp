@@ -36,15 +36,10 @@ struct CampaignOptions {
   std::string out_dir;  // empty: results/<name>/<date>_<git sha>
   std::string filter;   // ECMAScript regex on run keys
   bool resume = false;
+  bool force = false;  // with resume: continue although the stored campaign file differs
   int shard_index = 1, shard_count = 1;  // run the runs with position % count == index − 1
   bool dry_run = false;
 };
-
-// Joins the results.json of several result directories (shards) into out_dir/results.json.
-// Refuses inputs from different campaign files or builds (git sha, build type, compiler, flags)
-// unless `force`; a run present in several inputs is kept once. Returns the number of runs.
-std::size_t merge_results(const std::vector<std::string>& dirs, const std::string& out_dir,
-                          bool force);
 
 // Runs the campaign and writes <out>/runs/*.json, <out>/series/*.csv and <out>/results.json.
 // Returns the number of runs whose status is not ok.

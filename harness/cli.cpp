@@ -14,6 +14,7 @@
 #include "core/kkt.hpp"
 #include "core/registry.hpp"
 #include "harness/campaign.hpp"
+#include "harness/merge.hpp"
 #include "harness/compare.hpp"
 #include "harness/output.hpp"
 #include "harness/run.hpp"
@@ -306,6 +307,8 @@ int cli_main(int argc, char** argv) {
                        "output directory (default results/<name>/<date>_<git sha>)");
   campaign->add_option("--filter", campaign_options.filter, "only runs whose key matches this regex");
   campaign->add_flag("--resume", campaign_options.resume, "finish an interrupted campaign in --out");
+  campaign->add_flag("--force", campaign_options.force,
+                     "with --resume: continue although --out holds a different campaign file");
   campaign->add_option("--shard", shard, "run slice I of N (I/N, e.g. 2/3)");
   campaign->add_flag("--dry-run", campaign_options.dry_run, "list the runs and stop");
 
