@@ -1,9 +1,11 @@
 // Campaigns through the command line: validation with JSON paths, parallel runs, resume after a
 // SIGKILL, shards, and identical metrics whichever way the runs were scheduled.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -152,6 +154,118 @@ TEST(Campaign, ResumesAfterSigkillWithEveryRunOnceAndIdenticalMetrics) {
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
   const auto after = comparable(dir / "killed" / "results.json");
   EXPECT_EQ(after, reference);
+  fs::remove_all(dir);
+}
+
+// Processes whose command line mentions `text` (a campaign's workers are forks of it and carry
+// its command line, including the unique --out path).
+int processes_mentioning(const std::string& text) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    count += cmdline.find(text) != std::string::npos;
+  }
+  return count;
+}
+
+// SIGTERM (the signal of kill, timeout and batch schedulers) stops a campaign as SIGINT does: its
+// workers are stopped with it, nothing keeps writing, and --resume completes the set.
+TEST(Campaign, SigtermStopsTheWorkersAndResumeCompletesTheCampaign) {
+  const fs::path dir = scratch("sigterm");
+  const fs::path file = write_campaign(dir, campaign_of(20.0, 2e-4));
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
+  const auto reference = comparable(dir / "full" / "results.json");
+
+  const std::string out = (dir / "stopped").string();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl(CMB_CLI_PATH, CMB_CLI_PATH, "campaign", file.c_str(), "--jobs", "2", "--out", out.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::size_t done = 0;
+  while (std::chrono::steady_clock::now() < deadline && done < 2) {
+    done = 0;
+    if (fs::exists(dir / "stopped" / "runs"))
+      for (const auto& entry : fs::directory_iterator(dir / "stopped" / "runs"))
+        done += entry.path().extension() == ".json";
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_GE(done, 2u);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  EXPECT_EQ(processes_mentioning(out), 0) << "workers outlived the campaign";
+  EXPECT_FALSE(fs::exists(dir / "stopped" / "results.json"));
+
+  const CliResult resumed = cli("campaign " + file.string() + " --jobs 2 --resume --out " + out);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_EQ(comparable(dir / "stopped" / "results.json"), reference);
+  fs::remove_all(dir);
+}
+
+// --resume trusts no file for its name: a truncated record and a record copied over another
+// run's file are both redone (and said so), so every run appears once with its own metrics.
+TEST(Campaign, ResumeRedoesTruncatedAndSwappedRecords) {
+  const fs::path dir = scratch("records");
+  const fs::path file = write_campaign(dir, campaign_of(2.0, 1e-3));
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
+  const auto reference = comparable(dir / "full" / "results.json");
+
+  fs::copy(dir / "full", dir / "damaged", fs::copy_options::recursive);
+  fs::remove(dir / "damaged" / "results.json");
+  std::vector<fs::path> records;
+  for (const auto& entry : fs::directory_iterator(dir / "damaged" / "runs"))
+    records.push_back(entry.path());
+  std::sort(records.begin(), records.end());
+  ASSERT_GE(records.size(), 3u);
+  fs::resize_file(records[0], fs::file_size(records[0]) / 2);
+  fs::copy_file(records[1], records[2], fs::copy_options::overwrite_existing);
+
+  const CliResult resumed =
+      cli("campaign " + file.string() + " --jobs 2 --resume --out " + (dir / "damaged").string());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("is unreadable"), std::string::npos) << resumed.output;
+  EXPECT_NE(resumed.output.find("holds another run"), std::string::npos) << resumed.output;
+  EXPECT_NE(resumed.output.find("2 record(s) redone"), std::string::npos) << resumed.output;
+  std::ifstream in(dir / "damaged" / "results.json");
+  const json results = json::parse(in);
+  EXPECT_EQ(results["runs"].size(), reference.size());
+  EXPECT_EQ(comparable(dir / "damaged" / "results.json"), reference);
+  fs::remove_all(dir);
+}
+
+// A results directory holds one campaign: another campaign is not written into it, and --resume
+// with a changed file (other settings than its records were made with) is refused, naming what
+// differs, unless forced.
+TEST(Campaign, ADirectoryHoldingACampaignRefusesOtherSettings) {
+  const fs::path dir = scratch("other");
+  json campaign = campaign_of(2.0, 1e-3);
+  const fs::path file = write_campaign(dir, campaign);
+  const std::string out = " --out " + (dir / "r").string();
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2" + out).exit_code, 0);
+  const std::string before = [&] {
+    std::ifstream in(dir / "r" / "results.json");
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }();
+
+  campaign["name"] = "renamed";
+  campaign["repeat"] = 1;
+  write_campaign(dir, campaign);
+  const CliResult fresh = cli("campaign " + file.string() + out);
+  EXPECT_EQ(fresh.exit_code, 2) << fresh.output;
+  EXPECT_NE(fresh.output.find("already holds a campaign's results"), std::string::npos) << fresh.output;
+  const CliResult resumed = cli("campaign " + file.string() + " --resume" + out);
+  EXPECT_EQ(resumed.exit_code, 2) << resumed.output;
+  EXPECT_NE(resumed.output.find("differs in: name, repeat"), std::string::npos) << resumed.output;
+  std::ifstream in(dir / "r" / "results.json");
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), before);
+
+  const CliResult forced = cli("campaign " + file.string() + " --resume --force" + out);
+  EXPECT_EQ(forced.exit_code, 0) << forced.output;
   fs::remove_all(dir);
 }
 
