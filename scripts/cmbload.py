@@ -9,38 +9,252 @@
 A results directory holds results.json (schema cmbench.results/1), runs/<stem>.json (the same
 records, one per file) and series/<stem>.csv per run; a run's series is found through the stem of
 its record in runs/ (or, without runs/, the stem the runner derives from the run key).
+
+What is read is checked against that contract (docs/json_schema.md) as it is loaded: a results
+directory that cannot be used at all raises BadInput ('PATH: what is wrong'); a part that can be
+left out — a run record, a series CSV, the context block — is left out with a BadInputWarning
+naming it, so that the rest can still be reported.
 """
 import csv
 import json
 import math
 import os
 import statistics
+import warnings
 
 import numpy as np
 
 __all__ = ["load", "load_doc", "flatten", "frame", "series", "series_path", "series_stem",
            "split_key", "key_parts", "sweep_key", "case_key", "variant_label", "group_series",
-           "case_labels"]
+           "case_labels", "read_json", "read_series", "record_problem", "BadInput",
+           "BadInputWarning"]
+
+
+# --- checking what is read --------------------------------------------------------------------
+
+class BadInput(Exception):
+    """A results directory or file that cannot be used; str() is 'PATH: what is wrong'."""
+
+    def __init__(self, path, what):
+        super().__init__(f"{path}: {what}")
+
+
+class BadInputWarning(UserWarning):
+    """A part of a results directory left out (str(): 'PATH: what is wrong; what was done')."""
+
+
+_WARNED = set()
+
+
+def _warn(message):
+    """A BadInputWarning, once per message (several figures may read the same series)."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warnings.warn(message, BadInputWarning, stacklevel=2)
+
+
+NUMBER, STRING, OBJECT, LIST = "a number", "a string", "an object", "a list"
+
+
+def _kind(value):
+    """The JSON kind of a parsed value, as the messages name it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return NUMBER
+    return {str: STRING, dict: OBJECT, list: LIST}.get(type(value), type(value).__name__)
+
+
+class Required:
+    """A field that must be present and not null (other fields may be missing or null)."""
+
+    def __init__(self, shape):
+        self.shape = shape
+
+
+class Each:
+    """An object whose every value has `shape` (e.g. metrics.error.outputs by output name)."""
+
+    def __init__(self, shape):
+        self.shape = shape
+
+
+def _numbers(*names):
+    return {name: NUMBER for name in names}
+
+
+# What flatten() and the figures read from a run record (docs/json_schema.md): a shape is a kind,
+# a dict of fields, Each or Required. Fields not listed are not read and not checked. A run that
+# stopped before integrating (unsupported, invalid_input) has no metrics, work or timing.
+RUN_RECORD = {
+    "key": Required(STRING),
+    "status": Required(STRING),
+    "message": STRING,
+    "t_end": NUMBER,
+    "t_reached": NUMBER,
+    "problem": Required({"id": Required(STRING), "params": OBJECT,
+                         "sizes": _numbers("nq", "mh", "mn")}),
+    "method": Required({"id": Required(STRING),
+                        "params": _numbers("alpha", "beta", "omega0", "zeta", "baumgarte_alpha",
+                                           "baumgarte_beta")}),
+    "stepper": Required({"id": Required(STRING), "kind": Required(STRING),
+                         **_numbers("order", "dt", "abs_tol", "rel_tol", "max_dt")}),
+    "reference": {"kind": STRING, "accuracy": NUMBER},
+    "initial": {"assembly": STRING, "perturbation": _numbers("position", "velocity")},
+    "metrics": {
+        "error": {**_numbers("final_abs_max", "final_rel_max", "max_abs", "scd"),
+                  "outputs": Each(_numbers("final_reference"))},
+        "drift": {"position": _numbers("max", "final"), "velocity": _numbers("max", "final")},
+        "energy": _numbers("E0", "max_abs", "max_rel")},
+    "work": _numbers("rhs_calls", "steps_accepted", "steps_rejected", "jacobian_evaluations"),
+    "timing": _numbers("min_s", "median_s", "instrumented_s"),
+}
+
+# The optional parts of results.json the report shows: a malformed one is ignored.
+DOC_PARTS = {"context": {"libraries": OBJECT}, "shard": _numbers("index", "count")}
+
+
+def _shape_problem(value, shape, name):
+    """What is wrong with `value`, the field `name`, against `shape`; None when nothing."""
+    if isinstance(shape, (dict, Each)) and not isinstance(value, dict):
+        return f"'{name}' must be an object, not {_kind(value)}"
+    if isinstance(shape, dict):
+        return next(filter(None, (_field_problem(value, field, sub, f"{name}.{field}")
+                                  for field, sub in shape.items())), None)
+    if isinstance(shape, Each):
+        return next(filter(None, (_shape_problem(v, shape.shape, f"{name}.{k}")
+                                  for k, v in value.items() if v is not None)), None)
+    return None if _kind(value) == shape else f"'{name}' must be {shape}, not {_kind(value)}"
+
+
+def _field_problem(parent, field, shape, name):
+    """What is wrong with parent[field] (missing or null allowed unless Required); None when
+    nothing."""
+    required = isinstance(shape, Required)
+    shape = shape.shape if required else shape
+    value = parent.get(field)
+    if value is None:
+        return (f"'{name}' is {'null' if field in parent else 'missing'}") if required else None
+    return _shape_problem(value, shape, name)
+
+
+def record_problem(record):
+    """What makes a run record unusable (the first problem found), or None."""
+    if not isinstance(record, dict):
+        return f"a run must be an object, not {_kind(record)}"
+    problem = next(filter(None, (_field_problem(record, field, shape, field)
+                                 for field, shape in RUN_RECORD.items())), None)
+    if problem is None and record["status"] == "ok" and record.get("metrics") is None:
+        problem = "an ok run without 'metrics'"
+    return problem
+
+
+def read_json(path):
+    """The parsed JSON document at path; BadInput when it cannot be read or parsed."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except json.JSONDecodeError as e:
+        raise BadInput(path, f"not valid JSON (truncated?): {e.msg} at line {e.lineno} "
+                             f"column {e.colno}") from None
+    except UnicodeDecodeError:
+        raise BadInput(path, "not valid JSON (not UTF-8 text)") from None
+    except OSError as e:
+        raise BadInput(path, f"cannot read: {e.strerror}") from None
+
+
+def _run_label(record):
+    key = record.get("key") if isinstance(record, dict) else None
+    return f" ({key})" if isinstance(key, str) else ""
+
+
+def _usable_runs(labelled):
+    """The records of [(label, record)] that record_problem accepts; the others are left out
+    with a warning naming them."""
+    good = []
+    for label, record in labelled:
+        problem = record_problem(record)
+        if problem:
+            _warn(f"{label}{_run_label(record)}: {problem}; run left out")
+        else:
+            good.append(record)
+    return good
+
+
+def _check_doc(doc, path):
+    """results.json: an object whose 'runs' is a list (else BadInput); a malformed optional
+    part (DOC_PARTS) is set to None with a warning."""
+    if not isinstance(doc, dict):
+        raise BadInput(path, f"must be a JSON object, not {_kind(doc)}")
+    if not isinstance(doc.get("runs"), list):
+        raise BadInput(path, "'runs' must be a list" + (
+            f", not {_kind(doc['runs'])}" if "runs" in doc else " (missing)"))
+    for part, shape in DOC_PARTS.items():
+        problem = _field_problem(doc, part, shape, part)
+        if problem:
+            _warn(f"{path}: {problem}; ignored")
+            doc[part] = None
+
+
+_RUN_FILES = {}
+
+
+def run_files(results_dir):
+    """[(path, record)] of the runs/*.json of a results directory that parse as JSON, in name
+    order (read once per directory; an unreadable file is left out with a warning)."""
+    runs_dir = os.path.join(results_dir, "runs")
+    if os.path.abspath(runs_dir) not in _RUN_FILES:
+        out, names = [], []
+        try:
+            names = sorted(os.listdir(runs_dir)) if os.path.isdir(runs_dir) else []
+        except OSError as e:
+            _warn(f"{runs_dir}: cannot list: {e.strerror}; ignored")
+        for name in names:
+            if name.endswith(".json"):
+                path = os.path.join(runs_dir, name)
+                try:
+                    out.append((path, read_json(path)))
+                except BadInput as bad:
+                    _warn(f"{bad}; file ignored")
+        _RUN_FILES[os.path.abspath(runs_dir)] = out
+    return _RUN_FILES[os.path.abspath(runs_dir)]
+
+
+def _doc_from_runs(results_dir):
+    """The document of an interrupted campaign (no results.json): the records of runs/*.json."""
+    records = _usable_runs(run_files(results_dir))
+    if not records:
+        raise BadInput(os.path.join(results_dir, "runs"), "no usable run record, and no "
+                       "results.json")
+    return {"campaign": os.path.basename(os.path.normpath(results_dir)),
+            "context": records[0].get("context"), "runs": records}
 
 
 def load_doc(results_dir):
-    """The results document: {"campaign", "context", "runs", ...}. Without results.json (an
-    interrupted campaign), the records of runs/*.json in key order."""
+    """The results document: {"campaign", "context", "runs", ...}, its runs those record_problem
+    accepts (the others are left out with a warning). Without results.json (an interrupted
+    campaign), the records of runs/*.json in key order. BadInput when there is nothing to
+    report: no such directory, no results.json nor runs/, a results.json that is not JSON or
+    whose 'runs' is not a list, or not one usable run among some."""
+    if not os.path.isdir(results_dir):
+        raise BadInput(results_dir, "not a directory" if os.path.exists(results_dir)
+                       else "no such directory")
     path = os.path.join(results_dir, "results.json")
     if os.path.exists(path):
-        with open(path) as f:
-            return json.load(f)
-    runs_dir = os.path.join(results_dir, "runs")
-    if not os.path.isdir(runs_dir):
-        raise FileNotFoundError(f"{results_dir}: neither results.json nor runs/")
-    records = []
-    for name in sorted(os.listdir(runs_dir)):
-        if name.endswith(".json"):
-            with open(os.path.join(runs_dir, name)) as f:
-                records.append(json.load(f))
-    context = records[0].get("context", {}) if records else {}
-    return {"campaign": os.path.basename(os.path.normpath(results_dir)), "context": context,
-            "runs": records}
+        doc = read_json(path)
+        _check_doc(doc, path)
+        runs = doc["runs"]
+        doc["runs"] = _usable_runs((f"{path}: runs[{i}]", r) for i, r in enumerate(runs))
+        if runs and not doc["runs"]:
+            raise BadInput(path, f"none of its {len(runs)} runs is usable")
+        return doc
+    if not os.path.isdir(os.path.join(results_dir, "runs")):
+        raise BadInput(results_dir, "neither results.json nor runs/ (not a results directory)")
+    doc = _doc_from_runs(results_dir)
+    _check_doc(doc, os.path.join(results_dir, "runs"))
+    return doc
 
 
 def load(results_dir):
@@ -108,8 +322,8 @@ def variant_label(key):
     parameters (string values without their JSON quotes)."""
     method = key_parts(key)["method"]
     head, _, rest = method.partition("[")
-    params = [p.split("=", 1) for p in rest.rstrip("]").split("][")] if rest else []
-    return " ".join([head] + [f"{GREEK.get(k, k)}={v.strip(chr(34))}" for k, v in params])
+    params = [p.partition("=") for p in rest.rstrip("]").split("][")] if rest else []
+    return " ".join([head] + [f"{GREEK.get(k, k)}{eq}{v.strip(chr(34))}" for k, eq, v in params])
 
 
 def _extra_kind(segment):
@@ -204,22 +418,10 @@ def series_stem(record):
     return "__".join(ids) + f"__{h:x}"
 
 
-_STEMS_BY_KEY = {}
-
-
 def _stems_from_runs(results_dir):
-    """key -> stem from runs/*.json (read once per directory)."""
-    results_dir = os.path.abspath(results_dir)
-    if results_dir not in _STEMS_BY_KEY:
-        stems = {}
-        runs_dir = os.path.join(results_dir, "runs")
-        if os.path.isdir(runs_dir):
-            for name in os.listdir(runs_dir):
-                if name.endswith(".json"):
-                    with open(os.path.join(runs_dir, name)) as f:
-                        stems[json.load(f).get("key")] = name[:-5]
-        _STEMS_BY_KEY[results_dir] = stems
-    return _STEMS_BY_KEY[results_dir]
+    """key -> stem from the records in runs/ (cmbload.run_files)."""
+    return {record["key"]: os.path.basename(path)[:-5] for path, record in run_files(results_dir)
+            if isinstance(record, dict) and isinstance(record.get("key"), str)}
 
 
 def series_path(results_dir, record):
@@ -239,21 +441,46 @@ def series_path(results_dir, record):
 
 def series(results_dir, record):
     """The sampled series of a run as {column: numpy array} (empty cells are NaN); {} when the
-    results set holds no series for the run."""
+    results set holds no series for the run, or only an unreadable one (left out with a
+    warning)."""
     path = series_path(results_dir, record)
     if path is None:
         return {}
-    with open(path, newline="") as f:
-        reader = csv.reader(f)
-        header = next(reader, None)
-        if header is None:
-            return {}
-        rows = [row for row in reader if row]
-    out = {}
-    for i, name in enumerate(header):
-        out[name] = np.array([float(row[i]) if i < len(row) and row[i] != "" else math.nan
-                              for row in rows])
-    return out
+    try:
+        return read_series(path)
+    except BadInput as bad:
+        _warn(f"{bad}; series left out")
+        return {}
+
+
+def _cell(text, path, line):
+    try:
+        return float(text) if text != "" else math.nan
+    except ValueError:
+        raise BadInput(path, f"line {line}: {text!r} is not a number") from None
+
+
+def read_series(path):
+    """{column: numpy array} of a series CSV (empty cells are NaN); BadInput when the file is
+    empty, or a row is not one number (or empty cell) per header column — a truncated or
+    damaged file."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            lines = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise BadInput(path, f"cannot read: {getattr(e, 'strerror', None) or e}") from None
+    if not lines:
+        raise BadInput(path, "empty file (truncated?)")
+    header, rows = lines[0], []
+    for line, row in enumerate(lines[1:], start=2):
+        if not row:
+            continue
+        if len(row) != len(header):
+            raise BadInput(path, f"line {line}: {len(row)} cells, the header has {len(header)} "
+                                 "(truncated?)")
+        rows.append([_cell(text, path, line) for text in row])
+    values = np.array(rows, dtype=float).reshape(len(rows), len(header))
+    return {name: values[:, i].copy() for i, name in enumerate(header)}
 
 
 def _get(d, *path):

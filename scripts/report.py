@@ -9,6 +9,14 @@ energy, convergence, scaling, baumgarte_heatmap_<problem>, impulse_response; the
 precision_table.{md,tex}, drift_energy_table.{md,tex}, convergence_table.md, scaling_table.md,
 baumgarte_heatmaps.md, impulse_response.md; and report.md and report.html linking all of them,
 with the context block and the figures skipped for lack of data. docs/report.md describes each.
+
+Input is checked as it is loaded (cmbload: BadInput, BadInputWarning). When nothing can be
+reported — no such directory, neither results.json nor runs/, a results.json that is not valid
+JSON or whose 'runs' is not a list, not one usable run — one line on stderr names the file and
+what is wrong ("report.py: DIR/results.json: 'runs' must be a list, not a number") and the exit
+status is 2. A bad part — a run record of the wrong shape, an unreadable runs/*.json or series
+CSV, a malformed context block — is left out with one warning line naming it
+("report.py: warning: PATH: what is wrong; run left out") and the rest is reported (exit 0).
 Exit status 1 when a figure failed with an unexpected error (the others are still written).
 """
 import collections
@@ -17,6 +25,7 @@ import os
 import re
 import sys
 import traceback
+import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cmbload  # noqa: E402
@@ -245,11 +254,29 @@ def build(results_dir):
     return blocks, produced, skipped, errors
 
 
+PROG = "report.py"
+_show_warning = warnings.showwarning
+
+
+def print_warning(message, category, filename, lineno, file=None, line=None):
+    """Parts of the input left out as one line each: 'report.py: warning: PATH: what is wrong;
+    what was done' (other warnings as Python shows them)."""
+    if issubclass(category, cmbload.BadInputWarning):
+        print(f"{PROG}: warning: {message}", file=sys.stderr)
+    else:
+        _show_warning(message, category, filename, lineno, file, line)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     results_dir = sys.argv[1]
-    _, produced, skipped, errors = build(results_dir)
+    warnings.showwarning = print_warning
+    try:
+        _, produced, skipped, errors = build(results_dir)
+    except cmbload.BadInput as bad:
+        print(f"{PROG}: {bad}", file=sys.stderr)
+        return 2
     files = sum(len(f["files"]) for f in produced)
     print(f"report: {os.path.join(results_dir, 'report.md')} and report.html "
           f"({len(produced)} figures, {files} files; {len(skipped)} skipped"

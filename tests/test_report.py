@@ -15,6 +15,11 @@
    errors at the reference's accuracy, non-monotone sweeps and absurd slopes; recovers a known
    order), faceting and naming in panels with more than 8 series, and branch_switch counted as
    a failure everywhere.
+4. Bad input (copies of the smoke campaign's results, damaged): nothing to report — a missing
+   or empty directory, a truncated results.json, a results.json of the wrong shape — is one
+   line on stderr naming the file, exit 2; a bad part — run entries of the wrong shape among
+   good ones, a truncated runs/*.json record, a truncated or garbled series CSV — is left out
+   with a warning naming it and the rest reported, exit 0. Never a traceback.
 
 Usage: test_report.py CMBENCH_BINARY [SOURCE_DIR]   (SOURCE_DIR defaults to this file's ../)
 """
@@ -22,6 +27,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -592,12 +598,193 @@ def test_branch_switch():
           f"heat map: the branch_switch cell shows its status, not a value:\n{table}")
 
 
+# --- 4. bad input -----------------------------------------------------------------------------
+
+def report_on(directory):
+    return subprocess.run(["/usr/bin/python3", os.path.join(SOURCE, "scripts", "report.py"),
+                           directory], capture_output=True, text=True)
+
+
+def expect(case, directory, code, messages):
+    """report.py on `directory` exits with `code`, prints no traceback, and every regexp of
+    `messages` matches a line of its stderr; exit 2 says why in one line (after the warnings
+    about the parts left out, if any)."""
+    run = report_on(directory)
+    lines = run.stderr.splitlines()
+    check(run.returncode == code, f"{case}: exit {run.returncode}, expected {code}: "
+          f"{run.stderr[-1500:]}")
+    check("Traceback" not in run.stderr, f"{case}: a traceback:\n{run.stderr[-1500:]}")
+    if code == 2:
+        errors = [line for line in lines if not line.startswith("report.py: warning: ")]
+        check(len(errors) == 1, f"{case}: {len(errors)} error lines on stderr, expected one")
+    for message in messages:
+        check(any(re.search(message, line) for line in lines),
+              f"{case}: no line of stderr matches {message!r}:\n{run.stderr[-1500:]}")
+    return run
+
+
+def smoke_copy(tmp, name):
+    """A copy of the smoke campaign's results (without the report written into it)."""
+    directory = os.path.join(tmp, name)
+    shutil.copytree(os.path.join(tmp, "smoke"), directory,
+                    ignore=shutil.ignore_patterns("report.md", "report.html"))
+    return directory
+
+
+def edit_results(directory, change):
+    """results.json rewritten with change(document) applied."""
+    path = os.path.join(directory, "results.json")
+    doc = json.load(open(path))
+    change(doc)
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return doc
+
+
+def truncate(path, keep):
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(data[:keep])
+
+
+def test_missing_and_empty_directory(tmp):
+    missing = os.path.join(tmp, "no_such_results")
+    expect("missing directory", missing, 2,
+           [rf"^report\.py: {re.escape(missing)}: no such directory$"])
+    empty = os.path.join(tmp, "empty_results")
+    os.makedirs(empty)
+    expect("empty directory", empty, 2,
+           [rf"^report\.py: {re.escape(empty)}: neither results\.json nor runs/"])
+
+
+def test_truncated_results_json(tmp):
+    directory = smoke_copy(tmp, "truncated_results")
+    path = os.path.join(directory, "results.json")
+    truncate(path, os.path.getsize(path) // 2)
+    expect("truncated results.json", directory, 2,
+           [rf"^report\.py: {re.escape(path)}: not valid JSON \(truncated\?\)"])
+    truncate(path, 0)
+    expect("empty results.json", directory, 2,
+           [rf"^report\.py: {re.escape(path)}: not valid JSON"])
+
+
+def test_wrong_typed_results_json(tmp):
+    cases = [  # (name, change of the document, message)
+        ("'runs' a number", lambda d: d.update(runs=24), r"'runs' must be a list, not a number$"),
+        ("no 'runs'", lambda d: d.pop("runs"), r"'runs' must be a list"),
+        ("every run a string", lambda d: d.update(runs=[r["key"] for r in d["runs"]]),
+         r"none of its 24 runs is usable$"),
+    ]
+    for i, (name, change, message) in enumerate(cases):
+        directory = smoke_copy(tmp, f"wrong_type_{i}")
+        edit_results(directory, change)
+        path = re.escape(os.path.join(directory, "results.json"))
+        expect(f"results.json with {name}", directory, 2, [rf"^report\.py: {path}: {message}"])
+    directory = smoke_copy(tmp, "wrong_type_list")
+    with open(os.path.join(directory, "results.json"), "w") as f:
+        json.dump([1, 2], f)
+    expect("results.json a list", directory, 2,
+           [rf"^report\.py: {re.escape(os.path.join(directory, 'results.json'))}: must be a JSON "
+            r"object, not a list$"])
+
+
+def test_bad_run_entries(tmp):
+    """Four bad run entries among 24: each left out with a warning naming results.json and the
+    entry; the other 20 reported."""
+    directory = smoke_copy(tmp, "bad_runs")
+    bad = {}
+
+    def damage(doc):
+        runs = doc["runs"]
+        bad.update({i: runs[i]["key"] for i in (2, 5, 9, 14)})
+        runs[2] = "not a run"
+        runs[5]["metrics"] = 7
+        del runs[9]["metrics"]
+        runs[14]["metrics"]["error"]["final_abs_max"] = "small"
+    edit_results(directory, damage)
+    path = re.escape(os.path.join(directory, "results.json"))
+    expect("bad run entries", directory, 0, [
+        rf"^report\.py: warning: {path}: runs\[2\]: a run must be an object, not a string; "
+        r"run left out$",
+        rf"^report\.py: warning: {path}: runs\[5\] \(.*\): 'metrics' must be an object, not a "
+        r"number; run left out$",
+        rf"^report\.py: warning: {path}: runs\[9\] \(.*\): an ok run without 'metrics'",
+        rf"^report\.py: warning: {path}: runs\[14\] \(.*\): 'metrics\.error\.final_abs_max' "
+        r"must be a number, not a string"])
+    md_path = os.path.join(directory, "report.md")
+    md = open(md_path).read() if os.path.exists(md_path) else ""
+    doc = json.load(open(os.path.join(directory, "results.json")))
+    good = [r["key"] for i, r in enumerate(doc["runs"]) if i not in bad]
+    check("runs: 20 (" in md and all(f"`{key}`" in md for key in good)
+          and not any(f"`{key}`" in md for key in bad.values()),
+          "bad run entries: report.md should list the 20 good runs and none of the bad ones")
+
+
+def test_truncated_run_record(tmp):
+    """A truncated runs/*.json: with results.json the runs all come from there (the record only
+    names its series file); without (an interrupted campaign) its run is left out."""
+    for with_results in (True, False):
+        directory = smoke_copy(tmp, f"bad_record_{with_results}")
+        if not with_results:
+            os.remove(os.path.join(directory, "results.json"))
+        name = sorted(os.listdir(os.path.join(directory, "runs")))[0]
+        path = os.path.join(directory, "runs", name)
+        truncate(path, 100)
+        case = f"truncated runs/ record ({'with' if with_results else 'without'} results.json)"
+        expect(case, directory, 0,
+               [rf"^report\.py: warning: {re.escape(path)}: not valid JSON \(truncated\?\)"])
+        md_path = os.path.join(directory, "report.md")
+        md = open(md_path).read() if os.path.exists(md_path) else ""
+        runs = 24 if with_results else 23
+        check(f"runs: {runs} (" in md, f"{case}: report.md should count {runs} runs")
+
+
+def test_bad_series_csv(tmp):
+    """The series CSV of a run the drift and energy figures draw (crank_rocker's projection
+    representative), truncated in the middle of a row or with a cell that is not a number:
+    left out with a warning naming it; the figures drawn from the other runs' series."""
+    source = os.path.join(tmp, "smoke")
+    rows = [cmbload.flatten(r) for r in json.load(open(os.path.join(source,
+                                                                      "results.json")))["runs"]]
+    crank = next(r["case_key"] for r in rows if r["problem"] == "crank_rocker")
+    rep = figures_runs.representatives(rows, crank)[0]["projection"]
+    stem = os.path.basename(cmbload.series_path(source, rep))
+    for damage in ("truncated", "garbled"):
+        directory = smoke_copy(tmp, f"bad_series_{damage}")
+        path = os.path.join(directory, "series", stem)
+        lines = open(path).read().splitlines(keepends=True)
+        if damage == "truncated":  # in the middle of line 4
+            truncate(path, len("".join(lines[:3])) + len(lines[3]) // 2)
+        else:  # line 4's second cell
+            cells = lines[3].rstrip("\n").split(",")
+            lines[3] = ",".join(cells[:1] + ["abc"] + cells[2:]) + "\n"
+            with open(path, "w") as f:
+                f.write("".join(lines))
+        expect(f"{damage} series CSV", directory, 0,
+               [rf"^report\.py: warning: {re.escape(path)}: line 4: .*; series left out$"])
+        md_path = os.path.join(directory, "report.md")
+        md = open(md_path).read() if os.path.exists(md_path) else ""
+        check("](drift.png)" in md and "](energy.png)" in md,
+              f"{damage} series CSV: the drift and energy figures should still be drawn")
+
+
+def bad_input(tmp):
+    test_missing_and_empty_directory(tmp)
+    test_truncated_results_json(tmp)
+    test_wrong_typed_results_json(tmp)
+    test_bad_run_entries(tmp)
+    test_truncated_run_record(tmp)
+    test_bad_series_csv(tmp)
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     with tempfile.TemporaryDirectory() as tmp:
         smoke(sys.argv[1], tmp)
         synthetic(tmp)
+        bad_input(tmp)
     test_grouping()
     test_fit_rules()
     test_crowded_panels()
