@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "core/json_input.hpp"
 
 namespace cmb {
 
@@ -51,13 +52,18 @@ void check_range(const std::string& owner, const ParamSpec& spec, double value) 
 
 nlohmann::json checked_value(const std::string& owner, const ParamSpec& spec,
                              const nlohmann::json& value) {
-  if (value.is_null()) return value;  // explicit null = "leave unset"
   auto wrong_type = [&]() {
     std::string msg = "parameter '" + spec.name + "' of " + owner + " expects " +
-                      type_name(spec.type) + ", got " + value.dump();
+                      type_name(spec.type) + ", got " + excerpt(value);
     if (spec.type == ParamType::choice) msg += " (valid: " + join(spec.choices, ", ") + ")";
+    if (value.is_null()) msg += " (null leaves unset only parameters that default to unset)";
     return InputError(msg);
   };
+  // An explicit null leaves an optional parameter unset; a parameter with a value must keep one.
+  if (value.is_null()) {
+    if (spec.default_value.is_null()) return value;
+    throw wrong_type();
+  }
   switch (spec.type) {
     case ParamType::number:
       if (!value.is_number()) throw wrong_type();
@@ -142,7 +148,7 @@ ParamSpec choice_param(std::string name, std::vector<std::string> choices,
 Params parse_params(const std::string& owner, const nlohmann::json& given,
                     const std::vector<ParamSpec>& specs) {
   if (!given.is_null() && !given.is_object())
-    throw InputError("parameters of " + owner + " must be a JSON object, got " + given.dump());
+    throw InputError("parameters of " + owner + " must be a JSON object, got " + excerpt(given));
   nlohmann::json values = nlohmann::json::object();
   std::set<std::string> named;
   if (given.is_object()) {

@@ -14,10 +14,12 @@
 #include <set>
 #include <sstream>
 
+#include <regex.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/errors.hpp"
+#include "core/json_input.hpp"
 #include "core/registry.hpp"
 #include "harness/context.hpp"
 #include "harness/output.hpp"
@@ -39,7 +41,7 @@ using nlohmann::json;
 
 void check_keys(const json& object, const std::string& path, const std::set<std::string>& valid,
                 const std::set<std::string>& required) {
-  if (!object.is_object()) fail_at(path, "expected a JSON object, got " + object.dump());
+  if (!object.is_object()) fail_at(path, "expected a JSON object, got " + excerpt(object));
   for (const auto& [key, value] : object.items())
     if (!valid.count(key))
       fail_at(path + "/" + key, "unknown key (valid: " +
@@ -52,19 +54,19 @@ void check_keys(const json& object, const std::string& path, const std::set<std:
 const json& array_at(const json& doc, const std::string& key) {
   const json& value = doc.at(key);
   if (!value.is_array() || value.empty())
-    fail_at("/" + key, "expected a non-empty array, got " + value.dump());
+    fail_at("/" + key, "expected a non-empty array, got " + excerpt(value));
   return value;
 }
 
 std::string string_at(const json& object, const std::string& key, const std::string& path) {
   const json& value = object.at(key);
-  if (!value.is_string()) fail_at(path + "/" + key, "expected a string, got " + value.dump());
+  if (!value.is_string()) fail_at(path + "/" + key, "expected a string, got " + excerpt(value));
   return value.get<std::string>();
 }
 
 double positive_at(const json& value, const std::string& path) {
   if (!value.is_number() || !(value.get<double>() > 0.0))
-    fail_at(path, "expected a number > 0, got " + value.dump());
+    fail_at(path, "expected a number > 0, got " + excerpt(value));
   return value.get<double>();
 }
 
@@ -84,7 +86,7 @@ std::vector<double> sweep_at(const json& value, const std::string& path) {
 json params_at(const json& object, const std::string& path) {
   if (!object.contains("params")) return json::object();
   if (!object["params"].is_object())
-    fail_at(path + "/params", "expected a JSON object, got " + object["params"].dump());
+    fail_at(path + "/params", "expected a JSON object, got " + excerpt(object["params"]));
   return object["params"];
 }
 
@@ -134,27 +136,35 @@ struct StepperEntry {
   bool fixed;
 };
 
+// Bounds on counts, checked as doubles so that no value overflows before its message: 10^12
+// steps or RHS calls is days of work even for the smallest problem.
+constexpr long kMaxCount = 1000000000000L;
+
+long integer_at(const json& doc, const std::string& key, long min, long max) {
+  const json& value = doc[key];
+  const double d = value.is_number() ? value.get<double>() : 0.0;
+  if (!value.is_number_integer() || d < static_cast<double>(min) || d > static_cast<double>(max))
+    fail_at("/" + key, "expected an integer from " + std::to_string(min) + " to " +
+                           std::to_string(max) + ", got " + excerpt(value));
+  return value.get<long>();
+}
+
+// `label` and `description` are free text for reports, but text: anything else is a mistake.
+void check_text(const json& object, const char* key, const std::string& path) {
+  if (object.contains(key) && !object[key].is_string())
+    fail_at(path + "/" + key, "expected a string, got " + excerpt(object[key]));
+}
+
 // The settings shared by every run of the campaign, as a RunConfig template.
 RunConfig parse_run_template(const json& doc) {
   RunConfig base;
-  if (doc.contains("repeat")) {
-    if (!doc["repeat"].is_number_integer() || doc["repeat"].get<int>() < 0)
-      fail_at("/repeat", "expected an integer >= 0, got " + doc["repeat"].dump());
-    base.repeat = doc["repeat"].get<int>();
-  }
+  if (doc.contains("repeat")) base.repeat = static_cast<int>(integer_at(doc, "repeat", 0, kMaxRepeat));
   if (doc.contains("sample_dt")) base.sample_dt = positive_at(doc["sample_dt"], "/sample_dt");
   if (doc.contains("time_limit"))
     base.limits.wall_time_limit = positive_at(doc["time_limit"], "/time_limit");
-  if (doc.contains("max_steps")) {
-    if (!doc["max_steps"].is_number_integer() || doc["max_steps"].get<long>() < 1)
-      fail_at("/max_steps", "expected an integer >= 1, got " + doc["max_steps"].dump());
-    base.limits.max_steps = doc["max_steps"].get<long>();
-  }
-  if (doc.contains("max_rhs_calls")) {
-    if (!doc["max_rhs_calls"].is_number_integer() || doc["max_rhs_calls"].get<long>() < 1)
-      fail_at("/max_rhs_calls", "expected an integer >= 1, got " + doc["max_rhs_calls"].dump());
-    base.limits.max_rhs_calls = doc["max_rhs_calls"].get<long>();
-  }
+  if (doc.contains("max_steps")) base.limits.max_steps = integer_at(doc, "max_steps", 1, kMaxCount);
+  if (doc.contains("max_rhs_calls"))
+    base.limits.max_rhs_calls = integer_at(doc, "max_rhs_calls", 1, kMaxCount);
   if (doc.contains("initial_assembly"))
     base.initial.assembly = string_at(doc, "initial_assembly", "");
   if (doc.contains("initial_tol"))
@@ -174,7 +184,7 @@ std::vector<Perturbation> parse_perturbations(const json& list, const std::strin
       if (!list[k].contains(axis)) continue;
       const json& value = list[k][axis];
       if (!value.is_number() || !std::isfinite(value.get<double>()))
-        fail_at(kp + "/" + axis, "expected a finite number, got " + value.dump());
+        fail_at(kp + "/" + axis, "expected a finite number, got " + excerpt(value));
       (axis[0] == 'p' ? perturbation.position : perturbation.velocity) = value.get<double>();
     }
     out.push_back(perturbation);
@@ -188,6 +198,7 @@ std::vector<ProblemEntry> parse_problems(const json& doc) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string p = "/problems/" + std::to_string(i);
     check_keys(list[i], p, {"id", "params", "t_end", "sample_dt", "label", "perturbations"}, {"id"});
+    check_text(list[i], "label", p);
     ProblemEntry entry;
     entry.id = string_at(list[i], "id", p);
     entry.params = params_at(list[i], p);
@@ -208,6 +219,7 @@ std::vector<MethodEntry> parse_methods(const json& doc) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string p = "/methods/" + std::to_string(i);
     check_keys(list[i], p, {"id", "params", "label"}, {"id"});
+    check_text(list[i], "label", p);
     methods.push_back({string_at(list[i], "id", p), params_at(list[i], p)});
     at_path(p, [&] { make_method(methods.back().id, methods.back().params); });
   }
@@ -242,13 +254,29 @@ std::vector<StepperEntry> parse_steppers(const json& doc) {
   return steppers;
 }
 
-std::vector<json> parse_excludes(const json& doc) {
+// Each rule names ids of this campaign (a rule that names anything else would silently exclude
+// nothing).
+std::vector<json> parse_excludes(const json& doc, const std::set<std::string>& problems,
+                                 const std::set<std::string>& methods,
+                                 const std::set<std::string>& steppers) {
   std::vector<json> excludes;
   if (!doc.contains("exclude")) return excludes;
-  if (!doc["exclude"].is_array()) fail_at("/exclude", "expected an array");
+  if (!doc["exclude"].is_array()) fail_at("/exclude", "expected an array, got " + excerpt(doc["exclude"]));
   for (std::size_t i = 0; i < doc["exclude"].size(); ++i) {
-    check_keys(doc["exclude"][i], "/exclude/" + std::to_string(i), {"problem", "method", "stepper"}, {});
-    excludes.push_back(doc["exclude"][i]);
+    const std::string p = "/exclude/" + std::to_string(i);
+    const json& rule = doc["exclude"][i];
+    check_keys(rule, p, {"problem", "method", "stepper"}, {});
+    if (rule.empty()) fail_at(p, "an empty rule would exclude every run");
+    for (const auto& [field, ids] : {std::pair{"problem", &problems}, std::pair{"method", &methods},
+                                     std::pair{"stepper", &steppers}}) {
+      if (!rule.contains(field)) continue;
+      const std::string id = string_at(rule, field, p);
+      if (!ids->count(id))
+        fail_at(p + "/" + field, "'" + id + "' is not one of this campaign's " + field + "s (" +
+                                     join(std::vector<std::string>(ids->begin(), ids->end()), ", ") +
+                                     ")");
+    }
+    excludes.push_back(rule);
   }
   return excludes;
 }
@@ -267,6 +295,30 @@ void check_run_count(const std::vector<ProblemEntry>& problems, std::size_t meth
     fail_at("", "expands to " + std::to_string(static_cast<long long>(runs)) +
                     " runs (problem variants × methods × step sizes/tolerances); the limit is " +
                     std::to_string(kMaxCampaignRuns) + ": split it into several campaigns");
+}
+
+bool is_excluded(const std::vector<json>& excludes, const std::string& problem,
+                 const std::string& method, const std::string& stepper);
+
+// Some parameters can only be refused by a method bound to its problem (a partition's
+// coordinates, a size the method does not accept): bind each pair that will run once now, so a
+// mistake is an input error before the first run rather than a run status after hours.
+void check_bindings(const std::vector<ProblemEntry>& problems,
+                    const std::vector<MethodEntry>& methods, const std::vector<json>& excludes) {
+  for (std::size_t pi = 0; pi < problems.size(); ++pi)
+    for (std::size_t mi = 0; mi < methods.size(); ++mi) {
+      if (is_excluded(excludes, problems[pi].id, methods[mi].id, "")) continue;
+      at_path("/problems/" + std::to_string(pi) + " × /methods/" + std::to_string(mi), [&] {
+        auto problem = make_problem(problems[pi].id, problems[pi].params);
+        auto method = make_method(methods[mi].id, methods[mi].params);
+        try {
+          method->bind(*problem);
+        } catch (const NumericalFailure& failure) {
+          // A numerical outcome (e.g. singular at the start) is the run's status, not bad input.
+          if (failure.status() == RunStatus::invalid_input) throw InputError(failure.what());
+        }
+      });
+    }
 }
 
 bool is_excluded(const std::vector<json>& excludes, const std::string& problem,
@@ -293,11 +345,7 @@ Campaign load_campaign(const std::string& path) {
 
 Campaign parse_campaign(const std::string& text, const std::string& origin) {
   Campaign campaign;
-  try {
-    campaign.source = json::parse(text);
-  } catch (const json::exception& e) {  // syntax errors, and numbers beyond double range
-    throw InputError("campaign file '" + origin + "' is not valid JSON: " + e.what());
-  }
+  campaign.source = parse_json_input(text, "campaign file '" + origin + "'");
   const json& doc = campaign.source;
   check_keys(doc, "", {"name", "description", "repeat", "sample_dt", "time_limit", "max_steps",
                        "max_rhs_calls",
@@ -306,12 +354,17 @@ Campaign parse_campaign(const std::string& text, const std::string& origin) {
              {"name", "problems", "methods", "steppers"});
   campaign.name = string_at(doc, "name", "");
   if (!std::regex_match(campaign.name, std::regex("[A-Za-z0-9_-]+")))
-    fail_at("/name", "use letters, digits, '_' and '-' only, got '" + campaign.name + "'");
+    fail_at("/name", "use letters, digits, '_' and '-' only, got " + excerpt(json(campaign.name)));
+  check_text(doc, "description", "");
   const RunConfig base = parse_run_template(doc);
   const auto problems = parse_problems(doc);
   const auto methods = parse_methods(doc);
   const auto steppers = parse_steppers(doc);
-  const auto excludes = parse_excludes(doc);
+  std::set<std::string> problem_ids, method_ids, stepper_ids;
+  for (const auto& p : problems) problem_ids.insert(p.id);
+  for (const auto& m : methods) method_ids.insert(m.id);
+  for (const auto& st : steppers) stepper_ids.insert(st.id);
+  const auto excludes = parse_excludes(doc, problem_ids, method_ids, stepper_ids);
 
   check_run_count(problems, methods.size(), steppers);
 
@@ -350,17 +403,20 @@ Campaign parse_campaign(const std::string& text, const std::string& origin) {
                                       std::to_string(vi));
           }
         }
+  if (campaign.runs.empty()) fail_at("/exclude", "every run is excluded: nothing to run");
+  check_bindings(problems, methods, excludes);
   return campaign;
 }
 
 namespace {
 
 // The record of a run whose worker died: what was asked (the metrics are gone with it).
-json crash_record(const CampaignRun& run, const std::string& why) {
+json crash_record(const CampaignRun& run, const std::string& why,
+                  RunStatus status = RunStatus::diverged) {
   const RunConfig& c = run.config;
   return {{"schema", "cmbench.run/1"},
           {"key", run.key},
-          {"status", "diverged"},
+          {"status", to_string(status)},
           {"message", why},
           {"problem", {{"id", c.problem}, {"params", c.problem_params}}},
           {"method", {{"id", c.method}, {"params", c.method_params}}},
@@ -371,33 +427,9 @@ json crash_record(const CampaignRun& run, const std::string& why) {
 // A worker that could not write its record or series exits with this code: the parent stops the
 // campaign (the run is not recorded, so --resume redoes it) instead of recording a status.
 constexpr int kWorkerOutputFailed = 4;
-
-// Executes one run in a worker process; never returns.
-[[noreturn]] void work(const CampaignRun& run, const fs::path& out) {
-  int code = 0;
-  try {
-    PreparedRun prepared = prepare_run(run.config);
-    const RunResult result = execute_run(prepared);
-    write_file_atomically((out / "series" / (run.file + ".csv")).string(),
-                          series_csv(*result.problem, result.series, result.reference));
-    write_file_atomically((out / "runs" / (run.file + ".json")).string(), result.record.dump(1) + "\n");
-  } catch (const OutputError& e) {
-    std::cerr << "cmbench: error: " << e.what() << "\n";
-    code = kWorkerOutputFailed;
-  } catch (const std::exception& e) {
-    try {
-      write_file_atomically((out / "runs" / (run.file + ".json")).string(),
-                            crash_record(run, std::string("internal error: ") + e.what()).dump(1));
-    } catch (const OutputError& e) {
-      std::cerr << "cmbench: error: " << e.what() << "\n";
-      code = kWorkerOutputFailed;
-    } catch (...) {
-      code = 3;
-    }
-  }
-  std::fflush(nullptr);
-  _exit(code);
-}
+// A worker whose run threw something unexpected records it and exits with this code, so the
+// campaign can end with a non-zero exit code after recording everything else.
+constexpr int kWorkerInternalError = 5;
 
 // SIGINT, SIGTERM and SIGHUP stop a campaign the same way: the parent notices (the handler only
 // sets a flag and interrupts waitpid), stops and reaps its workers, removes their temporary files
@@ -419,9 +451,71 @@ void default_stop_signals() {
   for (int signal : kStopSignals) std::signal(signal, SIG_DFL);
 }
 
+struct Worker {
+  const CampaignRun* run;
+  std::chrono::steady_clock::time_point started;
+  bool killed = false;  // by the parent, past its time limit
+};
+
+// Waits for a worker to end, killing those past their time limit plus margin meanwhile. Returns
+// -1 with errno EINTR when a stop signal arrived.
+pid_t wait_for_worker(std::map<pid_t, Worker>& active, int& wstatus) {
+  for (;;) {
+    bool limited = false;
+    const auto now = std::chrono::steady_clock::now();
+    for (auto& [pid, worker] : active) {
+      const double limit = worker.run->config.limits.wall_time_limit;
+      if (limit <= 0) continue;
+      limited = true;
+      const std::chrono::duration<double> used = now - worker.started;
+      if (!worker.killed && used.count() > limit + time_limit_margin(limit)) {
+        ::kill(pid, SIGKILL);
+        worker.killed = true;
+      }
+    }
+    const pid_t pid = ::waitpid(-1, &wstatus, limited ? WNOHANG : 0);
+    if (pid != 0) return pid;
+    if (stop_signal) {
+      errno = EINTR;
+      return -1;
+    }
+    ::usleep(20000);  // 20 ms: a negligible load, and a negligible addition to the overshoot
+  }
+}
+
+// Executes one run in a worker process; never returns.
+[[noreturn]] void work(const CampaignRun& run, const fs::path& out) {
+  int code = 0;
+  try {
+    PreparedRun prepared = prepare_run(run.config);
+    const RunResult result = execute_run(prepared);
+    write_file_atomically((out / "series" / (run.file + ".csv")).string(), [&](const Emit& emit) {
+      stream_series_csv(*result.problem, result.series, result.reference, emit);
+    });
+    write_file_atomically((out / "runs" / (run.file + ".json")).string(), result.record.dump(1) + "\n");
+  } catch (const OutputError& e) {
+    std::cerr << "cmbench: error: " << e.what() << "\n";
+    code = kWorkerOutputFailed;
+  } catch (const std::exception& e) {
+    code = kWorkerInternalError;
+    try {
+      write_file_atomically((out / "runs" / (run.file + ".json")).string(),
+                            crash_record(run, std::string("internal error: ") + e.what()).dump(1));
+    } catch (const OutputError& e) {
+      std::cerr << "cmbench: error: " << e.what() << "\n";
+      code = kWorkerOutputFailed;
+    } catch (...) {
+      code = 3;
+    }
+  }
+  std::fflush(nullptr);
+  _exit(code);
+}
+
+
 // Stops the other workers after one could not write (they would meet the same full disk), waits
 // for them and removes what they may have left half-written.
-void stop_workers(std::map<pid_t, const CampaignRun*>& active, const fs::path& out) {
+void stop_workers(std::map<pid_t, Worker>& active, const fs::path& out) {
   for (const auto& [pid, run] : active) ::kill(pid, SIGTERM);
   for (const auto& [pid, run] : active) ::waitpid(pid, nullptr, 0);
   active.clear();
@@ -453,6 +547,8 @@ std::vector<std::string> differing_keys(const json& a, const json& b) {
 void check_output_dir(const Campaign& campaign, const CampaignOptions& options, const fs::path& out) {
   const fs::path stored_file = out / "campaign.json";
   std::error_code ec;
+  if (fs::exists(out, ec) && !fs::is_directory(out, ec))
+    throw OutputError("--out '" + out.string() + "' exists and is not a directory");
   if (!fs::exists(stored_file, ec)) {
     if (fs::exists(out / "results.json", ec) || fs::exists(out / "runs", ec))
       throw InputError("output directory '" + out.string() + "' holds results without a "
@@ -501,6 +597,35 @@ std::vector<const CampaignRun*> runs_to_do(const std::vector<const CampaignRun*>
   return pending;
 }
 
+// --filter as a POSIX extended regular expression. glibc matches these without backtracking
+// (std::regex's ECMAScript matcher takes exponential time on patterns like '(.*)*X').
+class KeyFilter {
+ public:
+  explicit KeyFilter(const std::string& pattern) : active_(!pattern.empty()) {
+    if (!active_) return;
+    const int error = ::regcomp(&regex_, pattern.c_str(), REG_EXTENDED | REG_NOSUB);
+    if (error != 0) {
+      char reason[256];
+      ::regerror(error, &regex_, reason, sizeof reason);
+      throw InputError("--filter " + excerpt(json(pattern)) +
+                       " is not a valid (POSIX extended) regular expression: " + reason);
+    }
+  }
+  ~KeyFilter() {
+    if (active_) ::regfree(&regex_);
+  }
+  KeyFilter(const KeyFilter&) = delete;
+  KeyFilter& operator=(const KeyFilter&) = delete;
+
+  bool matches(const std::string& key) const {
+    return !active_ || ::regexec(&regex_, key.c_str(), 0, nullptr, 0) == 0;
+  }
+
+ private:
+  bool active_;
+  regex_t regex_{};
+};
+
 std::string default_out_dir(const std::string& name) {
   std::string date = utc_timestamp().substr(0, 10);
   return (fs::path("results") / name / (date + "_" + build_info::git_sha)).string();
@@ -517,17 +642,10 @@ std::string format_seconds(double s) {
 
 int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
   std::vector<const CampaignRun*> selected;
-  std::regex pattern;
-  if (!options.filter.empty()) {
-    try {
-      pattern = std::regex(options.filter);
-    } catch (const std::regex_error& e) {
-      throw InputError("--filter '" + options.filter + "' is not a valid regular expression");
-    }
-  }
+  const KeyFilter filter(options.filter);
   std::size_t position = 0;
   for (const auto& run : campaign.runs) {
-    if (!options.filter.empty() && !std::regex_search(run.key, pattern)) continue;
+    if (!filter.matches(run.key)) continue;
     if (static_cast<int>(position++ % options.shard_count) == options.shard_index - 1)
       selected.push_back(&run);
   }
@@ -547,8 +665,8 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
   const bool tty = ::isatty(STDOUT_FILENO);
   catch_stop_signals();
   const auto start = std::chrono::steady_clock::now();
-  std::map<pid_t, const CampaignRun*> active;
-  std::size_t next = 0, finished = 0, failures = 0;
+  std::map<pid_t, Worker> active;
+  std::size_t next = 0, finished = 0, failures = 0, internal_errors = 0;
   const std::size_t total = pending.size();
   auto report = [&](const CampaignRun& run, const std::string& status) {
     const double elapsed =
@@ -573,10 +691,10 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
         default_stop_signals();
         work(*pending[next], out);
       }
-      active[pid] = pending[next++];
+      active[pid] = Worker{pending[next++], std::chrono::steady_clock::now()};
     }
     int wstatus = 0;
-    const pid_t pid = stop_signal ? -1 : ::waitpid(-1, &wstatus, 0);
+    const pid_t pid = stop_signal ? -1 : wait_for_worker(active, wstatus);
     if (stop_signal) {
       const int signal = stop_signal;
       stop_workers(active, out);
@@ -589,7 +707,8 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
     }
     if (pid < 0 && errno == EINTR) continue;
     if (pid < 0) break;
-    const CampaignRun& run = *active.at(pid);
+    const Worker worker = active.at(pid);
+    const CampaignRun& run = *worker.run;
     active.erase(pid);
     const fs::path record = out / "runs" / (run.file + ".json");
     if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kWorkerOutputFailed) {
@@ -599,11 +718,24 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
                         " into '" + out.string() + "' (its message is above); the runs "
                         "recorded so far are kept: make room and finish with --resume");
     }
-    if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || !fs::exists(record)) {
-      const std::string why = WIFSIGNALED(wstatus)
-                                  ? "worker crashed with signal " + std::to_string(WTERMSIG(wstatus))
-                                  : "worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
-      write_file_atomically(record.string(), crash_record(run, why).dump(1) + "\n");
+    const bool internal_error = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kWorkerInternalError;
+    if (worker.killed) {
+      const double limit = run.config.limits.wall_time_limit;
+      std::ostringstream why;
+      why << "wall-time limit reached: the worker was stopped " << limit + time_limit_margin(limit)
+          << " s after it started (limit " << limit << " s plus margin; the limit is otherwise "
+          << "checked between steps)";
+      write_file_atomically(record.string(),
+                            crash_record(run, why.str(), RunStatus::time_limit).dump(1) + "\n");
+    } else if (internal_error || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 ||
+               !fs::exists(record)) {
+      ++internal_errors;
+      if (!internal_error || !fs::exists(record)) {
+        const std::string why =
+            WIFSIGNALED(wstatus) ? "worker crashed with signal " + std::to_string(WTERMSIG(wstatus))
+                                 : "worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
+        write_file_atomically(record.string(), crash_record(run, why).dump(1) + "\n");
+      }
     }
     std::ifstream in(record);
     const json result = json::parse(in, nullptr, false);
@@ -634,6 +766,10 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
   write_file_atomically((out / "results.json").string(), results.dump(1) + "\n");
   std::cout << selected.size() << " runs, " << not_ok << " not ok; results in "
             << (out / "results.json").string() << "\n";
+  if (internal_errors > 0)
+    throw InternalRunErrors(std::to_string(internal_errors) + " run(s) ended in a crash or an "
+                            "internal error (status diverged, the message says which): please "
+                            "report them");
   return static_cast<int>(not_ok);
 }
 

@@ -4,6 +4,7 @@
 // interrupted campaign resumes without redoing finished runs. Schema: docs/campaigns.md.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,13 @@ struct CampaignOptions {
   bool force = false;  // with resume: continue although the stored campaign file differs
   int shard_index = 1, shard_count = 1;  // run the runs with position % count == index − 1
   bool dry_run = false;
+};
+
+// Thrown after a campaign finished and wrote its results when some runs crashed or hit an
+// internal error (a bug, not a numerical outcome): `cmbench campaign` exits 3.
+class InternalRunErrors : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // Runs the campaign and writes <out>/runs/*.json, <out>/series/*.csv and <out>/results.json.

@@ -7,6 +7,10 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -14,6 +18,7 @@
 #include "core/kkt.hpp"
 #include "core/registry.hpp"
 #include "harness/campaign.hpp"
+#include "harness/context.hpp"
 #include "harness/merge.hpp"
 #include "harness/compare.hpp"
 #include "harness/output.hpp"
@@ -139,23 +144,22 @@ void apply_param(RunConfig& config, const std::string& assignment) {
   const nlohmann::json value = parse_cli_value(assignment.substr(eq + 1));
   const auto& problem_specs = find_problem(config.problem).params;
   const auto& method_specs = find_method(config.method).params;
-  if (key.rfind("problem.", 0) == 0) {
-    config.problem_params[key.substr(8)] = value;
-    return;
-  }
-  if (key.rfind("method.", 0) == 0) {
-    config.method_params[key.substr(7)] = value;
-    return;
-  }
+  auto set = [&](nlohmann::json& params, const std::string& name) {
+    if (params.contains(name))
+      throw InputError("--param " + name + " is given twice: give each parameter once");
+    params[name] = value;
+  };
+  if (key.rfind("problem.", 0) == 0) return set(config.problem_params, key.substr(8));
+  if (key.rfind("method.", 0) == 0) return set(config.method_params, key.substr(7));
   const bool in_problem = declares(problem_specs, key);
   const bool in_method = declares(method_specs, key);
   if (in_problem && in_method)
     throw InputError("--param " + key + " is ambiguous: write problem." + key + " or method." +
                      key);
   if (in_problem) {
-    config.problem_params[key] = value;
+    set(config.problem_params, key);
   } else if (in_method) {
-    config.method_params[key] = value;
+    set(config.method_params, key);
   } else {
     throw InputError("unknown parameter '" + key + "' (problem '" + config.problem +
                      "' takes: " + join(names_of(problem_specs), ", ") + "; method '" +
@@ -209,12 +213,15 @@ void check_outputs(const std::string& out_path, const std::string& series_path) 
 }
 
 // Both files or neither: when the second cannot be written, the first is removed again.
-void write_outputs(const std::string& out_path, const std::string& record,
-                   const std::string& series_path, const std::string& series) {
-  if (!series_path.empty()) write_file_atomically(series_path, series);
+void write_outputs(const std::string& out_path, const RunResult& result,
+                   const std::string& series_path) {
+  if (!series_path.empty())
+    write_file_atomically(series_path, [&result](const Emit& emit) {
+      stream_series_csv(*result.problem, result.series, result.reference, emit);
+    });
   if (out_path.empty()) return;
   try {
-    write_file_atomically(out_path, record);
+    write_file_atomically(out_path, result.record.dump(2) + "\n");
   } catch (const OutputError&) {
     // Never a device or FIFO (as root, removing /dev/null would delete the node).
     std::error_code ec;
@@ -224,6 +231,40 @@ void write_outputs(const std::string& out_path, const std::string& record,
   }
 }
 
+// Stops `cmbench run` from outside when the run overruns its time limit inside one step (or the
+// reference computation, or the repetitions): after limit + margin it writes the record with
+// status time_limit (no series: there is none to write) and ends the process with exit code 1.
+class Watchdog {
+ public:
+  Watchdog(double seconds, std::function<void()> on_expiry) {
+    if (!(seconds > 0)) return;
+    thread_ = std::thread([this, seconds, on_expiry = std::move(on_expiry)] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      const auto deadline = std::chrono::steady_clock::now() +
+                            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(seconds));
+      if (!stopped_.wait_until(lock, deadline, [this] { return cancelled_; })) on_expiry();
+    });
+  }
+  // Called when the run finished in time; blocks if the watchdog is already ending the process.
+  void cancel() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      cancelled_ = true;
+    }
+    stopped_.notify_one();
+    thread_.join();
+  }
+  ~Watchdog() { cancel(); }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable stopped_;
+  bool cancelled_ = false;
+  std::thread thread_;
+};
+
 int run_command(RunConfig config, const std::vector<std::string>& params,
                 const std::string& out_path, const std::string& series_path) {
   find_problem(config.problem);
@@ -231,15 +272,35 @@ int run_command(RunConfig config, const std::vector<std::string>& params,
   for (const auto& p : params) apply_param(config, p);
   PreparedRun run = prepare_run(config);
   check_outputs(out_path, series_path);
+  const double limit = run.config.limits.wall_time_limit;
+  nlohmann::json stopped = record_header(run);
+  Watchdog watchdog(limit > 0 ? limit + time_limit_margin(limit) : 0.0, [&] {
+    std::ostringstream why;
+    why << "wall-time limit reached: the run was stopped " << limit + time_limit_margin(limit)
+        << " s after it started (limit " << limit << " s plus margin; the limit is otherwise "
+        << "checked between steps)";
+    stopped["status"] = to_string(RunStatus::time_limit);
+    stopped["message"] = why.str();
+    stopped["context"] = run_context();
+    int code = 1;
+    try {
+      if (!out_path.empty()) write_file_atomically(out_path, stopped.dump(2) + "\n");
+      std::cout << stopped["key"].get<std::string>() << ": time_limit (" << why.str() << ")"
+                << std::endl;
+    } catch (const OutputError& e) {
+      std::cerr << "cmbench: error: " << e.what() << std::endl;
+      code = 2;
+    }
+    std::_Exit(code);
+  });
   const RunResult result = execute_run(run);
+  watchdog.cancel();
   if (result.record["status"] == "invalid_input") {
     // Bad input found while starting the run (e.g. an inconsistent initial state): nothing is
     // written, as for any other input error.
     throw InputError(result.record["message"].get<std::string>());
   }
-  write_outputs(out_path, result.record.dump(2) + "\n", series_path,
-                series_path.empty() ? std::string()
-                                    : series_csv(*result.problem, result.series, result.reference));
+  write_outputs(out_path, result, series_path);
   print_summary(result.record);
   return result.record["status"] == "ok" ? 0 : 1;
 }
@@ -263,6 +324,43 @@ CLI::Validator integer_at_least(long minimum) {
         return {};
       },
       "INTEGER >= " + std::to_string(minimum));
+}
+
+// A floating-point option's text must be a whole finite number (CLI11 reads '' as 0, and the
+// message would then blame the value 0).
+CLI::Validator a_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size())
+          return "expects a number, got '" + text + "'";
+        if (!std::isfinite(value)) return "expects a finite number, got '" + text + "'";
+        return {};
+      },
+      "NUMBER");
+}
+
+// --shard I/N: two whole numbers and nothing else.
+void parse_shard(const std::string& text, CampaignOptions& options) {
+  const auto slash = text.find('/');
+  auto whole = [](const std::string& part) {
+    return !part.empty() && part.size() < 7 &&
+           part.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (slash == std::string::npos || !whole(text.substr(0, slash)) || !whole(text.substr(slash + 1)))
+    throw InputError("--shard expects I/N with 1 <= I <= N, got '" + text + "'");
+  options.shard_index = std::stoi(text.substr(0, slash));
+  options.shard_count = std::stoi(text.substr(slash + 1));
+  if (options.shard_count < 1 || options.shard_index < 1 ||
+      options.shard_index > options.shard_count)
+    throw InputError("--shard expects I/N with 1 <= I <= N, got '" + text + "'");
+}
+
+// An output option given as '' would otherwise be taken as "not given".
+void require_nonempty(const CLI::Option* option, const std::string& value) {
+  if (option->count() && value.empty())
+    throw InputError(option->get_name() + " is empty: give a path");
 }
 
 template <class T>
@@ -303,7 +401,7 @@ int cli_main(int argc, char** argv) {
   campaign->add_option("file", campaign_file, "campaign JSON file")->required();
   campaign->add_option("--jobs", campaign_options.jobs, "worker processes (default: all cores)")
       ->check(integer_at_least(1));
-  campaign->add_option("--out", campaign_options.out_dir,
+  auto* campaign_out_opt = campaign->add_option("--out", campaign_options.out_dir,
                        "output directory (default results/<name>/<date>_<git sha>)");
   campaign->add_option("--filter", campaign_options.filter, "only runs whose key matches this regex");
   campaign->add_flag("--resume", campaign_options.resume, "finish an interrupted campaign in --out");
@@ -376,13 +474,20 @@ int cli_main(int argc, char** argv) {
                   "(Newton onto the constraints first)")
       ->check(CLI::IsMember({"reject", "project"}));
   run->add_option("--initial-tol", config.initial.tolerance,
-                  "largest max |Phi| and max |J v - nu| accepted as consistent (default 1e-10)");
+                  "largest max |Phi| and max |J v - nu| accepted as consistent (default 1e-10)")
+      ->check(a_number());
   run->add_option("--perturb-position", config.initial.perturb_position,
-                  "start with every holonomic row violated by this amount (Phi_i(0))");
+                  "start with every holonomic row violated by this amount (Phi_i(0))")
+      ->check(a_number());
   run->add_option("--perturb-velocity", config.initial.perturb_velocity,
-                  "start with every holonomic row's rate Phi_i'(0) equal to this");
-  run->add_option("--out", out_path, "write the JSON record here (atomically)");
-  run->add_option("--series", series_path, "write the sampled time series as CSV here");
+                  "start with every holonomic row's rate Phi_i'(0) equal to this")
+      ->check(a_number());
+  auto* out_opt = run->add_option("--out", out_path, "write the JSON record here (atomically)");
+  auto* series_opt =
+      run->add_option("--series", series_path, "write the sampled time series as CSV here");
+  for (CLI::Option* option : {dt_opt, tol_opt, abs_opt, rel_opt, max_dt_opt, t_end_opt, sample_opt,
+                              time_limit_opt})
+    option->check(a_number());
   tol_opt->excludes(abs_opt)->excludes(rel_opt);
 
   const std::string command = argc > 1 ? argv[1] : "";
@@ -411,17 +516,8 @@ int cli_main(int argc, char** argv) {
     if (compare->parsed())
       return compare_results(compare_inputs[0], compare_inputs[1], compare_options, std::cout) ? 1 : 0;
     if (campaign->parsed()) {
-      const auto slash = shard.find('/');
-      try {
-        if (slash == std::string::npos) throw std::invalid_argument(shard);
-        campaign_options.shard_index = std::stoi(shard.substr(0, slash));
-        campaign_options.shard_count = std::stoi(shard.substr(slash + 1));
-      } catch (const std::exception&) {
-        throw InputError("--shard expects I/N with 1 <= I <= N, got '" + shard + "'");
-      }
-      if (campaign_options.shard_count < 1 || campaign_options.shard_index < 1 ||
-          campaign_options.shard_index > campaign_options.shard_count)
-        throw InputError("--shard expects I/N with 1 <= I <= N, got '" + shard + "'");
+      require_nonempty(campaign_out_opt, campaign_options.out_dir);
+      parse_shard(shard, campaign_options);
       run_campaign(load_campaign(campaign_file), campaign_options);
       return 0;
     }
@@ -440,6 +536,8 @@ int cli_main(int argc, char** argv) {
     }
     config.limits.max_steps = max_steps;
     config.limits.max_rhs_calls = max_rhs_calls;
+    require_nonempty(out_opt, out_path);
+    require_nonempty(series_opt, series_path);
     return run_command(config, params, out_path, series_path);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);

@@ -112,6 +112,13 @@ void adaptive_steps(Stepper& stepper, System system, StateT& s, double& t, doubl
       accepted = stepper.try_step(system, s, t, trial) == odeint::success;
       if (accepted) {
         ++out.counters.steps_accepted;
+        // A step too small to change t (e.g. a trial step that underflowed to 0) would repeat
+        // forever: fail at once rather than after max_steps steps of no progress.
+        if (!(t > t_before) && !last && !on_sample) {
+          guard.fail(RunStatus::step_limit, "step size underflow (the step did not advance t)",
+                     t);
+          return;
+        }
         if (last) t = t_end;
         if (on_sample) t = sample_times[next_sample];
         if (!guard.ok(t, s)) return;

@@ -208,9 +208,16 @@ nlohmann::json multiplier_metrics(const Problem& problem, const SampleSeries& se
   return out;
 }
 
-std::string series_csv(const Problem& problem, const SampleSeries& series, const Mat& reference) {
+void stream_series_csv(const Problem& problem, const SampleSeries& series, const Mat& reference,
+                       const std::function<void(const std::string&)>& emit) {
+  // Rows are handed over in pieces of about this size, so the CSV text is never held whole.
+  constexpr std::streamoff kPieceBytes = 1 << 16;
   std::ostringstream out;
   out.precision(17);
+  auto flush = [&] {
+    emit(out.str());
+    out.str(std::string());
+  };
   const auto names = problem.output_names();
   out << "t,position_residual,velocity_residual,energy_error";
   for (const auto& n : names) out << "," << n;
@@ -234,8 +241,9 @@ std::string series_csv(const Problem& problem, const SampleSeries& series, const
     for (Eigen::Index j = 0; j < rows; ++j) out << "," << series.phi[i](j);
     for (Eigen::Index j = 0; j < rows; ++j) out << "," << series.dphi[i](j);
     out << "\n";
+    if (out.tellp() > kPieceBytes) flush();
   }
-  return out.str();
+  flush();
 }
 
 }  // namespace cmb

@@ -1,6 +1,7 @@
 // What a run records at its sample times, and the summary metrics computed from it.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,7 @@ nlohmann::json number_or_null(double value);
 
 // CSV of the series: t, residuals, energy error, outputs, reference outputs, multipliers, and
 // the signed rows phi_i, dphi_i when recorded.
-std::string series_csv(const Problem& problem, const SampleSeries& series, const Mat& reference);
+void stream_series_csv(const Problem& problem, const SampleSeries& series, const Mat& reference,
+                       const std::function<void(const std::string&)>& emit);
 
 }  // namespace cmb

@@ -46,12 +46,18 @@ void write_all(int fd, const std::string& content, const std::string& path) {
   }
 }
 
+using Producer = std::function<void(const Emit&)>;
+
+void write_produced(int fd, const Producer& produce, const std::string& path) {
+  produce([&](const std::string& piece) { write_all(fd, piece, path); });
+}
+
 // Writes into an existing file that is not a regular one (a device, a FIFO): no rename.
-void write_in_place(const fs::path& target, const std::string& content, const std::string& shown) {
+void write_in_place(const fs::path& target, const Producer& produce, const std::string& shown) {
   const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) fail("open", shown, errno);
   try {
-    write_all(fd, content, shown);
+    write_produced(fd, produce, shown);
   } catch (...) {
     ::close(fd);
     throw;
@@ -79,21 +85,25 @@ void check_writable(const std::string& path) {
     return;
   }
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  while (!fs::exists(dir, ec) && dir.has_parent_path() && dir != dir.parent_path())
-    dir = dir.parent_path();  // the nearest existing ancestor is where directories would go
+  while (!fs::exists(dir, ec) && dir != dir.parent_path())  // the nearest existing ancestor,
+    dir = dir.has_parent_path() ? dir.parent_path() : fs::path(".");  // where directories would go
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     throw OutputError("cannot write '" + path + "': '" + dir.string() + "' is not a directory");
   if (::access(dir.c_str(), W_OK | X_OK) != 0) fail("write", path, errno);
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {
+  write_file_atomically(path, [&content](const Emit& emit) { emit(content); });
+}
+
+void write_file_atomically(const std::string& path, const Producer& produce) {
   if (path.empty()) throw OutputError("an output path is empty");
   const fs::path target = resolve_links(path);
   std::error_code ec;
   const auto status = fs::status(target, ec);
   if (fs::is_directory(status)) throw OutputError("cannot write '" + path + "': it is a directory");
   if (fs::exists(status) && !fs::is_regular_file(status)) {
-    write_in_place(target, content, path);
+    write_in_place(target, produce, path);
     return;
   }
   if (target.has_parent_path()) {
@@ -105,8 +115,8 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   if (fd < 0) fail("write", path, errno);
   int error = 0;
   try {
-    write_all(fd, content, path);
-  } catch (const OutputError&) {
+    write_produced(fd, produce, path);
+  } catch (...) {  // an OutputError, or whatever the producer threw
     ::close(fd);
     ::unlink(temporary.c_str());
     throw;

@@ -72,23 +72,40 @@ StepperSettings stepper_settings(const RunConfig& c, const StepperSpec& stepper)
   return s;
 }
 
+[[noreturn]] void too_many_samples(double count, double sample_dt) {
+  std::ostringstream msg;
+  msg << "sample_dt = " << sample_dt << " asks for " << count << " samples; at most " << kMaxSamples
+      << " are recorded per run (choose a larger sample_dt)";
+  throw InputError(msg.str());
+}
+
 std::vector<double> make_sample_times(const PreparedRun& run, double sample_dt) {
   std::vector<double> times;
   if (run.stepper->kind == StepperKind::fixed) {
     const double dt = run.settings.dt;
-    const long total = std::lround(run.t_end / dt);
+    const double steps = run.t_end / dt;
+    // 2^53: beyond it step counts are no longer exact doubles (and lround would overflow).
+    if (!(steps <= 9007199254740992.0)) {
+      std::ostringstream msg;
+      msg << "t_end/dt = " << steps << " fixed steps: more than can be counted (2^53)";
+      throw InputError(msg.str());
+    }
+    const long total = std::lround(steps);
     if (total < 1 || std::abs(total * dt - run.t_end) > 1e-9 * run.t_end) {
       std::ostringstream msg;
       msg << "t_end = " << run.t_end << " is not a whole number of fixed steps dt = " << dt
           << " (choose dt so that t_end/dt is an integer)";
       throw InputError(msg.str());
     }
-    const long every = std::max(1L, std::lround(sample_dt / dt));
+    const long every = std::max(1L, std::lround(std::min(sample_dt / dt, steps)));
+    if (total / every > kMaxSamples) too_many_samples(static_cast<double>(total / every), sample_dt);
     for (long k = every; k < total; k += every) times.push_back(k * dt);
     times.push_back(total * dt);
     return times;
   }
-  const long count = std::max(1L, std::lround(run.t_end / sample_dt));
+  const double wanted = run.t_end / sample_dt;
+  if (!(wanted <= kMaxSamples + 0.5)) too_many_samples(wanted, sample_dt);
+  const long count = std::max(1L, std::lround(wanted));
   for (long k = 1; k < count; ++k) times.push_back(run.t_end * k / count);
   times.push_back(run.t_end);
   return times;
@@ -122,7 +139,9 @@ nlohmann::json work_json(const LoopCounters& c, const Method& method) {
           {"method", method.stats().to_json()}};
 }
 
-nlohmann::json base_record(const PreparedRun& run) {
+}  // namespace
+
+nlohmann::json record_header(const PreparedRun& run) {
   const Problem& p = *run.problem;
   const Sizes s = p.sizes();
   const ReferenceInfo ref = p.reference_info();
@@ -153,6 +172,8 @@ nlohmann::json base_record(const PreparedRun& run) {
         {"accuracy", number_or_null(ref.accuracy)}}},
   };
 }
+
+namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -200,10 +221,26 @@ PreparedRun prepare_run(const RunConfig& config) {
     throw InputError("reference must be 'problem' or 'self_converged', got '" + config.reference +
                      "'");
   validate(config.initial);
-  if (config.repeat < 0) throw InputError("repeat must be >= 0, got " + std::to_string(config.repeat));
+  // Two different horizons (a run setting and the problem's t_end parameter) are a conflict.
+  const auto t_end_param = config.problem_params.find("t_end");
+  if (config.t_end && t_end_param != config.problem_params.end() &&
+      *t_end_param != nlohmann::json(*config.t_end))
+    throw InputError("two horizons are given: t_end = " + format_number(*config.t_end) +
+                     " as a run setting and " + t_end_param->dump() + " as a parameter of problem '" +
+                     config.problem + "': give one");
+  if (config.initial.perturb_position != 0.0 && run.problem->sizes().mh == 0)
+    throw InputError("a position perturbation needs holonomic constraint rows, and problem '" +
+                     config.problem + "' has none (perturb the velocity instead)");
+  if (config.repeat < 0 || config.repeat > kMaxRepeat)
+    throw InputError("repeat must be from 0 to " + std::to_string(kMaxRepeat) + ", got " +
+                     std::to_string(config.repeat));
   run.settings = stepper_settings(config, *run.stepper);
   run.t_end = config.t_end ? *config.t_end : run.problem->t_end();
-  run.sample_times = make_sample_times(run, config.sample_dt ? *config.sample_dt : run.t_end / 100);
+  const double sample_dt = config.sample_dt ? *config.sample_dt : run.t_end / 100;
+  if (!(sample_dt > 0.0))
+    throw InputError("t_end = " + format_number(run.t_end) +
+                     " is too short to sample (t_end/100 underflows to 0)");
+  run.sample_times = make_sample_times(run, sample_dt);
   run.key = run_key(config, *run.stepper, run.settings);
   return run;
 }
@@ -211,21 +248,26 @@ PreparedRun prepare_run(const RunConfig& config) {
 RunResult execute_run(PreparedRun& run) {
   RunResult result;
   result.problem = run.problem.get();
-  result.record = base_record(run);
+  result.record = record_header(run);
   auto& rec = result.record;
   Problem& problem = *run.problem;
   Method& method = *run.method;
   const Sizes sizes = problem.sizes();
   Vec q0(sizes.nq), v0(sizes.nq);
 
+  auto stop_before_start = [&](const char* status, const char* message) {
+    rec["status"] = status;
+    rec["message"] = message;
+    rec["context"] = run_context();
+    return result;
+  };
   try {
     rec["initial"] = make_initial_state(problem, run.config.initial, q0, v0);
     method.bind(problem);
   } catch (const NumericalFailure& failure) {
-    rec["status"] = to_string(failure.status());
-    rec["message"] = failure.what();
-    rec["context"] = run_context();
-    return result;
+    return stop_before_start(to_string(failure.status()), failure.what());
+  } catch (const InputError& error) {  // a parameter that only the problem can refuse
+    return stop_before_start(to_string(RunStatus::invalid_input), error.what());
   }
 
   Vec x(method.state_size());
@@ -275,7 +317,13 @@ RunResult execute_run(PreparedRun& run) {
     // Same sample times, so the same step sequence as the instrumented run, but no observer.
     std::vector<double> seconds;
     method.stats().set_enabled(false);
+    // The repetitions share the run's time limit: they stop once it is used up.
+    const double limit = run.config.limits.wall_time_limit;
     for (int i = 0; i < run.config.repeat; ++i) {
+      if (limit > 0 && seconds_since(start) > limit) {
+        timing["note"] = "repetitions stopped by the time limit after " + std::to_string(i);
+        break;
+      }
       method.pack(0.0, q0, v0, x);
       const auto t0 = std::chrono::steady_clock::now();
       integrate(method, *run.stepper, run.settings, x, run.sample_times, nullptr,
@@ -283,9 +331,11 @@ RunResult execute_run(PreparedRun& run) {
       seconds.push_back(seconds_since(t0));
     }
     method.stats().set_enabled(true);
-    timing["repetitions"] = run.config.repeat;
-    timing["min_s"] = *std::min_element(seconds.begin(), seconds.end());
-    timing["median_s"] = median(seconds);
+    timing["repetitions"] = seconds.size();
+    if (!seconds.empty()) {
+      timing["min_s"] = *std::min_element(seconds.begin(), seconds.end());
+      timing["median_s"] = median(seconds);
+    }
   }
   rec["timing"] = timing;
   rec["context"] = run_context();

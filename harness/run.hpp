@@ -18,6 +18,12 @@
 
 namespace cmb {
 
+// Upper bounds on what one run may ask for (InputError beyond): timed repetitions, and samples
+// (each holds the outputs, λ and residuals; a million of them is already ~0.5 GB for a small
+// problem).
+constexpr int kMaxRepeat = 1000;
+constexpr long kMaxSamples = 1000000;
+
 struct RunConfig {
   std::string problem;
   nlohmann::json problem_params = nlohmann::json::object();
@@ -53,6 +59,15 @@ struct PreparedRun {
 };
 
 PreparedRun prepare_run(const RunConfig& config);
+
+// The parts of a run's record known before it starts (key, problem, method, stepper, limits,
+// reference): what a record says about a run that was stopped from outside.
+nlohmann::json record_header(const PreparedRun& run);
+
+// A run checks its time limit between steps; one long step, the reference computation or the
+// timing repetitions can overrun it, so a watchdog (`run`) or the campaign parent stops it this
+// long after the limit.
+inline double time_limit_margin(double limit) { return 2.0 + 0.05 * limit; }
 
 struct RunResult {
   nlohmann::json record;  // the JSON document of docs/json_schema.md

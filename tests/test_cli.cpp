@@ -158,6 +158,20 @@ namespace {
 // error names the path and the system's reason, a symbolic link is followed and stays a link,
 // the record and the series never share a file, a directory is refused before the run and
 // nothing is created, a 255-byte file name (NAME_MAX) works.
+// Relative output paths in directories that do not exist yet are created (the check before the
+// run must look for the nearest existing ancestor, '.' for a bare relative directory).
+TEST(Cli, RelativeOutputsInNewDirectoriesAreWritten) {
+  const std::filesystem::path dir = temp_path("relative");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const CliResult r = cmb::test::cli_in(dir.string(), kGood + " --repeat 0 --out new/record.json "
+                                                              "--series other/deeper/series.csv");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "new" / "record.json"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "other" / "deeper" / "series.csv"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, OutputPathsAreNeverReplacedAndErrorsNameTheReason) {
   const std::string good = kGood + " --repeat 0";
   EXPECT_EQ(cli(good + " --out /dev/null").exit_code, 0);

@@ -1,0 +1,72 @@
+#include "core/json_input.hpp"
+
+#include <set>
+#include <vector>
+
+#include "core/errors.hpp"
+
+namespace cmb {
+
+namespace {
+
+using nlohmann::json;
+
+// One open object or array while parsing, enough to name the path of a duplicate key.
+struct OpenContainer {
+  bool is_object = false;
+  std::string key;           // object: the member being read
+  std::size_t elements = 0;  // array: elements seen so far
+  std::set<std::string> keys;
+};
+
+std::string path_of(const std::vector<OpenContainer>& open) {
+  std::string path;
+  for (const auto& c : open)
+    path += "/" + (c.is_object ? c.key : std::to_string(c.elements - 1));
+  return path;
+}
+
+}  // namespace
+
+json parse_json_input(const std::string& text, const std::string& origin) {
+  std::vector<OpenContainer> open;
+  auto check = [&](int /*depth*/, json::parse_event_t event, json& parsed) {
+    using E = json::parse_event_t;
+    const bool starts = event == E::object_start || event == E::array_start;
+    if ((starts || event == E::value) && !open.empty() && !open.back().is_object)
+      ++open.back().elements;
+    if (starts) {
+      if (static_cast<int>(open.size()) >= kMaxJsonDepth)
+        throw InputError(origin + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
+                         " levels at " + path_of(open));
+      open.push_back(OpenContainer{event == E::object_start, {}, 0, {}});
+    } else if (event == E::object_end || event == E::array_end) {
+      open.pop_back();
+    } else if (event == E::key) {
+      const std::string key = parsed.get<std::string>();
+      if (!open.back().keys.insert(key).second) {
+        open.pop_back();  // the path of the object holding the key, not of the key
+        throw InputError(origin + ": key " + excerpt(json(key), 60) + " appears twice in the object at " +
+                         (open.empty() ? std::string("/") : path_of(open)));
+      }
+      OpenContainer& object = open.back();
+      object.key = key;
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, check);
+  } catch (const json::exception& e) {  // syntax errors, and numbers beyond double range
+    throw InputError(origin + " is not valid JSON: " + e.what());
+  }
+}
+
+std::string excerpt(const json& value, std::size_t max_chars) {
+  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (text.size() <= max_chars) return text;
+  const std::size_t total = text.size();
+  text.resize(max_chars);
+  return text + "… (" + std::to_string(total) + " characters)";
+}
+
+}  // namespace cmb

@@ -1,0 +1,24 @@
+// JSON that comes from users (campaign files, --param values, result sets handed to merge and
+// compare): parsed with limits, and quoted briefly in messages.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace cmb {
+
+// Deeper than any campaign or result set needs; deep enough values would exhaust the stack of the
+// recursive code that prints or compares them.
+constexpr int kMaxJsonDepth = 64;
+
+// Parses `text`; throws InputError naming `origin` for a syntax error, a number beyond double
+// range, nesting deeper than kMaxJsonDepth, or a key that appears twice in one object (the JSON
+// standard leaves that to the reader; silently keeping the last would hide a typo).
+nlohmann::json parse_json_input(const std::string& text, const std::string& origin);
+
+// `value` as JSON text for a message, cut to about `max_chars` characters.
+std::string excerpt(const nlohmann::json& value, std::size_t max_chars = 80);
+
+}  // namespace cmb
