@@ -269,6 +269,43 @@ TEST(Campaign, ADirectoryHoldingACampaignRefusesOtherSettings) {
   fs::remove_all(dir);
 }
 
+// A worker stuck inside one step past its time limit is killed by the parent at limit + margin
+// (0.5 s + 2.025 s) and recorded as time_limit; the campaign goes on with the next run.
+TEST(Campaign, AWorkerPastItsTimeLimitIsKilledAndRecorded) {
+  const fs::path dir = scratch("killed");
+  const json campaign = {
+      {"name", "stuck"}, {"repeat", 0}, {"time_limit", 0.5},
+      {"problems", {{{"id", "n_pendulum"}, {"params", {{"N", 1000}}}}, {{"id", "simple_pendulum"}}}},
+      {"methods", {{{"id", "svd_null_space"}}}},
+      {"steppers", {{{"id", "rk4"}, {"dt", 0.001}}}}};
+  const fs::path file = write_campaign(dir, campaign);
+  const auto start = std::chrono::steady_clock::now();
+  const CliResult r = cli("campaign " + file.string() + " --jobs 1 --out " + (dir / "r").string());
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto runs = comparable(dir / "r" / "results.json");
+  EXPECT_EQ(runs.at("n_pendulum[N=1000]/svd_null_space/rk4/dt=0.001")[0], "time_limit");
+  EXPECT_EQ(runs.at("simple_pendulum/svd_null_space/rk4/dt=0.001")[0], "ok");
+  EXPECT_LT(took.count(), 2.525 + 0.5 + 3.0) << r.output;  // the killed run, startup, the other
+  fs::remove_all(dir);
+}
+
+// --filter is matched in linear time: a pattern that makes a backtracking matcher take
+// exponential time on the run keys returns at once.
+TEST(Campaign, FilterPatternsCannotHang) {
+  const std::string smoke = std::string(CMB_SOURCE_DIR) + "/campaigns/smoke.json";
+  const auto start = std::chrono::steady_clock::now();
+  const CliResult hostile = cli("campaign " + smoke + " --dry-run --filter '(.*)*X'");
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(hostile.exit_code, 0) << hostile.output;
+  EXPECT_NE(hostile.output.find("0 runs (of 24"), std::string::npos) << hostile.output;
+  EXPECT_LT(took.count(), 5.0);
+  const CliResult some = cli("campaign " + smoke + " --dry-run --filter '/(index1|projection)/rk4/'");
+  EXPECT_NE(some.output.find("runs (of 24"), std::string::npos) << some.output;
+  EXPECT_EQ(some.output.find("/baumgarte/"), std::string::npos) << some.output;
+  EXPECT_NE(some.output.find("/projection/rk4/"), std::string::npos) << some.output;
+}
+
 TEST(Campaign, ShardsTogetherEqualTheWholeCampaign) {
   const fs::path dir = scratch("shards");
   const fs::path file = write_campaign(dir, campaign_of(2.0, 1e-3));

@@ -1,6 +1,7 @@
 // The command line as a user meets it: bad input gives exit code 2 and a message that names the
 // offending value and lists the valid ones; nothing is written. A good run writes its record.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -158,6 +159,39 @@ namespace {
 // error names the path and the system's reason, a symbolic link is followed and stays a link,
 // the record and the series never share a file, a directory is refused before the run and
 // nothing is created, a 255-byte file name (NAME_MAX) works.
+// A step too small to change t (here the first trial step, 1e-4·t_end, underflows to 0) ends the
+// run at once with step_limit, instead of after max_steps steps that go nowhere.
+TEST(Cli, AStepThatDoesNotAdvanceTimeEndsTheRunAtOnce) {
+  const CliResult r = cli("run --problem simple_pendulum --method index1 --stepper dopri5 "
+                          "--tol 1e-6 --t-end 5e-324 --sample-dt 5e-324 --repeat 0");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("step_limit (step size underflow (the step did not advance t)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("1 steps accepted"), std::string::npos) << r.output;
+}
+
+// One step of a dense method at N = 1000 takes seconds, longer than the limit: the watchdog stops
+// the run at limit + margin (1 s + 2.05 s), writes its record with status time_limit, exit 1.
+TEST(Cli, TheWatchdogStopsARunStuckInsideAStep) {
+  const std::filesystem::path dir = temp_path("watchdog");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto start = std::chrono::steady_clock::now();
+  const CliResult r = cli("run --problem n_pendulum --param N=1000 --method svd_null_space "
+                          "--stepper rk4 --dt 0.001 --time-limit 1 --out " +
+                          (dir / "record.json").string());
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_GE(took.count(), 3.05);
+  EXPECT_LT(took.count(), 3.05 + 2.0) << "stopped too late";  // startup and writing the record
+  std::ifstream in(dir / "record.json");
+  const auto record = nlohmann::json::parse(in);
+  EXPECT_EQ(record["status"], "time_limit");
+  EXPECT_EQ(record["key"], "n_pendulum[N=1000]/svd_null_space/rk4/dt=0.001");
+  std::filesystem::remove_all(dir);
+}
+
 // Relative output paths in directories that do not exist yet are created (the check before the
 // run must look for the nearest existing ancestor, '.' for a bare relative directory).
 TEST(Cli, RelativeOutputsInNewDirectoriesAreWritten) {
