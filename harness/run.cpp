@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "core/registry.hpp"
@@ -22,21 +24,34 @@ void require_positive(const char* option, const std::optional<double>& value) {
   }
 }
 
+// The shortest of 6..17 significant digits that reads back as the same double: 6 keeps the
+// familiar keys (dt=0.001, tol=1e-08), more digits keep 1e-6 and 1.000001e-6 apart.
 std::string format_number(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
+  char text[32];
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, value);
+    if (std::strtod(text, nullptr) == value) break;
+  }
+  return text;
 }
 
 // Stable key: problem/method/stepper/step-or-tolerance, with any explicitly given parameters.
 std::string run_key(const RunConfig& c, const StepperSpec& stepper, const StepperSettings& s) {
-  auto with_params = [](const std::string& id, const nlohmann::json& params) {
+  // A parameter given with its default value is the default configuration: same key.
+  auto with_params = [](const std::string& id, const nlohmann::json& params,
+                        const std::vector<ParamSpec>& specs) {
     std::string out = id;
-    for (const auto& [k, v] : params.items()) out += "[" + k + "=" + v.dump() + "]";
+    for (const auto& [k, v] : params.items()) {
+      const auto spec = std::find_if(specs.begin(), specs.end(),
+                                     [&k = k](const ParamSpec& s) { return s.name == k; });
+      if (spec != specs.end() && spec->default_value == v) continue;
+      out += "[" + k + "=" + v.dump() + "]";
+    }
     return out;
   };
-  std::string key = with_params(c.problem, c.problem_params) + "/" +
-                    with_params(c.method, c.method_params) + "/" + stepper.id + "/";
+  std::string key = with_params(c.problem, c.problem_params, find_problem(c.problem).params) + "/" +
+                    with_params(c.method, c.method_params, find_method(c.method).params) + "/" +
+                    stepper.id + "/";
   if (stepper.kind == StepperKind::fixed) {
     key += "dt=" + format_number(s.dt);
   } else {

@@ -290,6 +290,25 @@ TEST(Campaign, AWorkerPastItsTimeLimitIsKilledAndRecorded) {
   fs::remove_all(dir);
 }
 
+// Keys tell configurations apart exactly (as many digits as the value needs) and name equal
+// ones once (a parameter given with its default value is the default configuration).
+TEST(Campaign, KeysAreExactAndCanonical) {
+  const fs::path dir = scratch("keys");
+  const json campaign = {
+      {"name", "keys"},
+      {"problems", {{{"id", "simple_pendulum"}}, {{"id", "n_pendulum"}, {"params", {{"N", 3}}}}}},
+      {"methods", {{{"id", "baumgarte"}, {"params", {{"omega0", 10}, {"zeta", 2}}}}}},
+      {"steppers", {{{"id", "dopri5"}, {"tol", {1e-6, 1.000001e-6}}}}}};
+  const CliResult r = cli("campaign " + write_campaign(dir, campaign).string() + " --dry-run");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("simple_pendulum/baumgarte[zeta=2]/dopri5/tol=1e-06\n"),
+            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("simple_pendulum/baumgarte[zeta=2]/dopri5/tol=1.000001e-06\n"),
+            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("n_pendulum[N=3]/baumgarte[zeta=2]/"), std::string::npos) << r.output;
+  fs::remove_all(dir);
+}
+
 // --filter is matched in linear time: a pattern that makes a backtracking matcher take
 // exponential time on the run keys returns at once.
 TEST(Campaign, FilterPatternsCannotHang) {
