@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <ostream>
 #include <vector>
@@ -21,22 +20,18 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::map<std::string, json> load_runs(const std::string& where) {
+ResultsFile load(const std::string& where) {
   const fs::path path = fs::is_directory(where) ? fs::path(where) / "results.json" : fs::path(where);
-  std::ifstream in(path);
-  if (!in) throw InputError("cannot read '" + path.string() + "' (give a results directory or a results.json)");
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::exception& e) {
-    throw InputError("'" + path.string() + "' is not valid JSON: " + e.what());
-  }
-  if (!doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array())
-    throw InputError("'" + path.string() + "' is not a cmbench results file (no \"runs\" array)");
+  ResultsFile file = load_results(path.string(), "cannot read '" + path.string() +
+                                                     "' (give a results directory or a results.json)");
+  file.name = where;  // the report names the inputs as given
+  return file;
+}
+
+// Key → run. Keys are unique and strings: validate_results checked.
+std::map<std::string, json> runs_by_key(const json& doc) {
   std::map<std::string, json> runs;
-  for (const auto& run : doc["runs"])
-    if (run.is_object() && run.contains("key") && run["key"].is_string())
-      runs[run["key"].get<std::string>()] = run;
+  for (const auto& run : doc["runs"]) runs.emplace(run["key"].get<std::string>(), run);
   return runs;
 }
 
@@ -111,14 +106,29 @@ void print_change(std::ostream& out, const json& change) {
       << "; RHS calls " << pair("rhs_calls") << "\n";
 }
 
+// Checked before the inputs are read.
+void check_options(const CompareOptions& options) {
+  if (!(options.rel_tol >= 0.0 && std::isfinite(options.rel_tol)))
+    throw InputError("--rel-tol must be a finite number >= 0");
+}
+
 }  // namespace
 
 int compare_results(const std::string& a_path, const std::string& b_path,
                     const CompareOptions& options, std::ostream& out) {
-  if (!(options.rel_tol >= 0.0 && std::isfinite(options.rel_tol)))
-    throw InputError("--rel-tol must be a finite number >= 0");
-  const auto a = load_runs(a_path);
-  const auto b = load_runs(b_path);
+  check_options(options);
+  const ResultsFile a = load(a_path);  // A first: its problems are reported first
+  const ResultsFile b = load(b_path);
+  return compare_results(a, b, options, out);
+}
+
+int compare_results(const ResultsFile& a_file, const ResultsFile& b_file,
+                    const CompareOptions& options, std::ostream& out) {
+  check_options(options);
+  const std::string& a_path = a_file.name;
+  const std::string& b_path = b_file.name;
+  const auto a = runs_by_key(a_file.doc);
+  const auto b = runs_by_key(b_file.doc);
   std::vector<std::string> only_a, only_b;
   json changes = json::array();
   std::size_t identical = 0;

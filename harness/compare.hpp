@@ -6,6 +6,8 @@
 #include <iosfwd>
 #include <string>
 
+#include "harness/results_file.hpp"
+
 namespace cmb {
 
 struct CompareOptions {
@@ -14,9 +16,17 @@ struct CompareOptions {
   int max_listed = 40;      // changed runs listed in the text report
 };
 
-// Each input is a results directory (with results.json) or a results.json file. Prints a text
-// report to `out` and returns the number of runs that differ or are missing from one side.
+// Each input is a results directory (with results.json) or a results.json file, validated
+// (harness/results_file.hpp: a malformed file, a non-string status or a run key recorded twice
+// is an InputError, exit 2 — a duplicate is not a difference, since a key-matched comparison
+// cannot tell which record of the run to compare). Prints a text report to `out` and returns
+// the number of runs that differ or are missing from one side.
 int compare_results(const std::string& a, const std::string& b, const CompareOptions& options,
+                    std::ostream& out);
+
+// The same on results already loaded and validated (load_results, parse_results); the report
+// names them by ResultsFile::name.
+int compare_results(const ResultsFile& a, const ResultsFile& b, const CompareOptions& options,
                     std::ostream& out);
 
 }  // namespace cmb

@@ -1,0 +1,35 @@
+// Reading a results file (results.json, schema cmbench.results/1) for `cmbench merge` and
+// `cmbench compare`. The file is checked once, here, for everything either command reads, so
+// neither indexes a key that is not there: a hand-edited, truncated or foreign file is an
+// InputError (exit 2) naming the file and the JSON path of the first violation (runs[3].key).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace cmb {
+
+// A valid results document and how messages and reports name it.
+struct ResultsFile {
+  std::string name;
+  nlohmann::json doc;
+};
+
+// Throws InputError unless `doc` is an object with
+//   schema         "cmbench.results/1"
+//   campaign_file  an object (the campaign file as read)
+//   context        an object with string git_sha, build_type, compiler and flags
+//   runs           an array of objects, each with a non-empty string key, unique in the file,
+//                  and a string status.
+// Other fields are not read by merge or compare, so they are not checked (merge copies them).
+void validate_results(const nlohmann::json& doc, const std::string& name);
+
+// Parses `text` and validates it; throws InputError (invalid JSON or schema violation).
+ResultsFile parse_results(const std::string& text, const std::string& name);
+
+// Reads and validates the file at `path`. A file that cannot be opened throws
+// InputError(if_unreadable), so each command keeps its own advice.
+ResultsFile load_results(const std::string& path, const std::string& if_unreadable);
+
+}  // namespace cmb
