@@ -416,7 +416,9 @@ int cli_main(int argc, char** argv) {
   auto* merge = app.add_subcommand("merge", "Join the results of campaign shards into one set");
   merge->add_option("dirs", merge_dirs, "result directories (each with a results.json)")->required();
   merge->add_option("--out", merge_out, "directory for the merged results.json")->required();
-  merge->add_flag("--force", merge_force, "merge results of different campaign files or builds");
+  merge->add_flag("--force", merge_force,
+                  "merge results of different campaign files or builds, or replace an earlier "
+                  "merge's results.json in --out");
 
   std::vector<std::string> compare_inputs;
   CompareOptions compare_options;

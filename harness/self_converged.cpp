@@ -32,6 +32,7 @@ Mat run_on_grid(const std::string& id, const nlohmann::json& params, double t_en
   RunConfig c;
   c.problem = id;
   c.problem_params = params;
+  c.problem_params.erase("t_end");  // the horizon is the grid's, given as the run setting below
   c.method = config.at("method").get<std::string>();
   c.method_params = config.value("method_params", nlohmann::json::object());
   c.stepper = config.at("stepper").get<std::string>();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -287,6 +288,44 @@ TEST(Campaign, AWorkerPastItsTimeLimitIsKilledAndRecorded) {
   EXPECT_EQ(runs.at("n_pendulum[N=1000]/svd_null_space/rk4/dt=0.001")[0], "time_limit");
   EXPECT_EQ(runs.at("simple_pendulum/svd_null_space/rk4/dt=0.001")[0], "ok");
   EXPECT_LT(took.count(), 2.525 + 0.5 + 3.0) << r.output;  // the killed run, startup, the other
+  fs::remove_all(dir);
+}
+
+// A full disk mid-campaign (a 64 KiB tmpfs: a few runs fit, then ENOSPC) stops the campaign
+// like the file-size limit above; once space is freed (the tmpfs grown), --resume completes a
+// set equal to an undisturbed run. Needs root for mount: skipped elsewhere.
+TEST(Campaign, DiskFullStopsTheCampaignAndResumeCompletesIt) {
+  const fs::path dir = scratch("diskfull");
+  const fs::path mnt = dir / "small";
+  fs::create_directories(mnt);
+  if (std::system(("mount -t tmpfs -o size=64k tmpfs " + mnt.string() + " 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs here (not root?)";
+  const fs::path file = write_campaign(dir, campaign_of(2.0, 1e-3));
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
+  const auto reference = comparable(dir / "full" / "results.json");
+
+  const std::string out = (mnt / "r").string();
+  const CliResult full = cli("campaign " + file.string() + " --jobs 2 --out " + out);
+  EXPECT_EQ(full.exit_code, 2) << full.output;
+  EXPECT_NE(full.output.find("No space left on device"), std::string::npos) << full.output;
+  EXPECT_FALSE(fs::exists(mnt / "r" / "results.json"));
+  std::size_t temporaries = 0, records = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(mnt / "r")) {
+    temporaries += entry.path().filename().string().rfind(".cmb-", 0) == 0;
+    if (entry.path().parent_path().filename() == "runs") {
+      ++records;
+      std::ifstream in(entry.path());
+      EXPECT_EQ(json::parse(in)["status"], "ok") << entry.path();
+    }
+  }
+  EXPECT_EQ(temporaries, 0u);
+  EXPECT_LT(records, reference.size());
+
+  ASSERT_EQ(std::system(("mount -o remount,size=8m " + mnt.string()).c_str()), 0);
+  const CliResult resumed = cli("campaign " + file.string() + " --jobs 2 --resume --out " + out);
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  if (resumed.exit_code == 0) EXPECT_EQ(comparable(mnt / "r" / "results.json"), reference);
+  std::system(("umount " + mnt.string()).c_str());
   fs::remove_all(dir);
 }
 
