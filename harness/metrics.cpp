@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <sstream>
 
 namespace cmb {
@@ -26,6 +27,8 @@ Aggregate aggregate(const std::vector<double>& values) {
 }
 
 nlohmann::json aggregate_json(const std::vector<double>& values) {
+  if (values.empty())  // no sample at all: nothing was measured (not a drift of 0)
+    return {{"max", nullptr}, {"final", nullptr}, {"rms", nullptr}, {"initial", nullptr}};
   const Aggregate a = aggregate(values);
   return {{"max", number_or_null(a.max)},
           {"final", number_or_null(a.final)},
@@ -81,12 +84,16 @@ void SampleRecorder::operator()(double t, CVecRef x) {
   const double energy = problem_.energy(t, q_, v_);
   problem_.outputs(t, q_, v_, y_);
   // λ belongs to the state at the sample; one extra RHS call that the work counters ignore.
+  // When it fails (the state the run ends at), the sample is kept without λ: its residuals and
+  // energy are measured all the same.
   method_.stats().set_enabled(false);
+  bool have_multipliers = true;
+  std::exception_ptr failure;
   try {
     method_.rhs(x, dxdt_, t);
   } catch (...) {
-    method_.stats().set_enabled(true);
-    throw;
+    have_multipliers = false;
+    failure = std::current_exception();
   }
   method_.stats().set_enabled(true);
 
@@ -99,8 +106,11 @@ void SampleRecorder::operator()(double t, CVecRef x) {
   }
   series_.energy.push_back(energy);
   series_.outputs.push_back(y_);
-  series_.multipliers.push_back(method_.multipliers());
-  series_.multipliers_unique.push_back(method_.multipliers_unique());
+  if (have_multipliers) {
+    series_.multipliers.push_back(method_.multipliers());
+    series_.multipliers_unique.push_back(method_.multipliers_unique());
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 Mat reference_at_samples(const Problem& problem, const SampleSeries& series) {
@@ -189,7 +199,7 @@ nlohmann::json multiplier_metrics(const Problem& problem, const SampleSeries& se
   Vec exact(final.size());
   double max_abs = 0.0, scale = 0.0, final_abs = std::nan("");
   bool any = false;
-  for (std::size_t i = 0; final.size() > 0 && i < series.t.size(); ++i) {
+  for (std::size_t i = 0; final.size() > 0 && i < series.multipliers.size(); ++i) {
     if (!problem.reference_multipliers(series.t[i], exact)) continue;
     any = true;
     scale = std::max(scale, exact.lpNorm<Eigen::Infinity>());
@@ -237,7 +247,10 @@ void stream_series_csv(const Problem& problem, const SampleSeries& series, const
     for (Eigen::Index k = 0; k < series.outputs[i].size(); ++k) out << "," << series.outputs[i](k);
     if (reference.size())
       for (Eigen::Index k = 0; k < reference.cols(); ++k) out << "," << reference(i, k);
-    for (Eigen::Index j = 0; j < m; ++j) out << "," << series.multipliers[i](j);
+    for (Eigen::Index j = 0; j < m; ++j) {
+      out << ",";
+      if (i < series.multipliers.size()) out << series.multipliers[i](j);  // else λ failed there
+    }
     for (Eigen::Index j = 0; j < rows; ++j) out << "," << series.phi[i](j);
     for (Eigen::Index j = 0; j < rows; ++j) out << "," << series.dphi[i](j);
     out << "\n";

@@ -19,6 +19,8 @@ struct SampleSeries {
   std::vector<double> velocity_residual;  // max |ψ_i|, ψ = J v − ν (all rows)
   std::vector<double> energy;
   std::vector<Vec> outputs;
+  // λ at each sample, except at a last sample where the RHS failed (the state a run ends at):
+  // there the residuals, energy and outputs are kept and λ is missing (empty CSV cells).
   std::vector<Vec> multipliers;
   std::vector<bool> multipliers_unique;
   // Signed Φ rows and ψ = J v − ν of the holonomic rows, kept only for problems with at most

@@ -159,6 +159,24 @@ namespace {
 // error names the path and the system's reason, a symbolic link is followed and stays a link,
 // the record and the series never share a file, a directory is refused before the run and
 // nothing is created, a 255-byte file name (NAME_MAX) works.
+// A run whose first RHS call fails (Bricard's redundant rows with a full-rank method: singular at
+// t = 0) still measures the state it stopped at: residuals and energy of the initial sample are
+// recorded; only λ, which could not be computed, is missing.
+TEST(Cli, ARunFailingAtItsFirstSampleStillMeasuresThatState) {
+  const std::string out = temp_path("first_sample.json");
+  const CliResult r = cli("run --problem bricard --method baumgarte --stepper dopri5 --tol 1e-5 "
+                          "--repeat 0 --out " + out);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  std::ifstream in(out);
+  const auto record = nlohmann::json::parse(in);
+  EXPECT_EQ(record["status"], "singular");
+  const auto& m = record["metrics"];
+  ASSERT_TRUE(m["drift"]["position"]["initial"].is_number()) << m.dump();
+  EXPECT_LE(m["drift"]["position"]["initial"].get<double>(), 1e-10);  // initial_tol
+  EXPECT_TRUE(m["energy"]["E0"].is_number()) << m.dump();
+  EXPECT_TRUE(m["multipliers"].is_null()) << m.dump();
+}
+
 // A step too small to change t (here the first trial step, 1e-4·t_end, underflows to 0) ends the
 // run at once with step_limit, instead of after max_steps steps that go nowhere.
 TEST(Cli, AStepThatDoesNotAdvanceTimeEndsTheRunAtOnce) {
