@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/errors.hpp"
 #include "core/params.hpp"
 #include "core/problem.hpp"
 #include "core/types.hpp"
@@ -108,5 +109,21 @@ class Method {
   Params params_;
   MethodStats stats_;
 };
+
+// Methods whose every RHS call factorizes dense n×n matrices (an SVD, a pseudo-inverse, the R
+// matrix) cost O(n³) per call: past this many coordinates one call takes tens of seconds
+// (measured: udwadia_kalaba on n_pendulum N = 1000, n = 2000, over a minute per call), so they
+// refuse larger problems as `unsupported` instead of running for days.
+constexpr int kMaxDenseCoordinates = 1000;
+
+inline void refuse_beyond_dense_size(const std::string& method, int coordinates) {
+  if (coordinates <= kMaxDenseCoordinates) return;
+  throw NumericalFailure(RunStatus::unsupported,
+                         method + " factorizes dense n×n matrices at every RHS call: n = " +
+                             std::to_string(coordinates) + " coordinates is beyond the " +
+                             std::to_string(kMaxDenseCoordinates) +
+                             " it accepts (use a method with a sparse path, e.g. index1 or "
+                             "projection)");
+}
 
 }  // namespace cmb

@@ -146,6 +146,7 @@ void CoordinatePartitioning::bind(const Problem& problem) {
   if (s.mu > 0) unsupported("unilateral rows are not supported (use gauss_qp)");
   if (s.mn > 0) unsupported("nonholonomic rows are not supported (independent speeds differ from "
                             "independent coordinates)");
+  refuse_beyond_dense_size("coordinate_partitioning", s.nq);
   n_ = s.nq;
   m_ = s.m();
   k_ = n_ - m_;

@@ -45,6 +45,7 @@ class SvdNullSpace : public AccelerationMethod {
  private:
   void packed(double t, CVecRef x) override { hold_rank(t, x); }
   void bind_solver() override {
+    refuse_beyond_dense_size("svd_null_space", n_);
     if (m_ > n_) {
       std::ostringstream msg;
       msg << "svd_null_space needs at most as many constraint rows as coordinates (m = " << m_

@@ -45,6 +45,7 @@ class UdwadiaKalaba : public AccelerationMethod {
  private:
   void packed(double t, CVecRef x) override { hold_rank(t, x); }
   void bind_solver() override {
+    refuse_beyond_dense_size("udwadia_kalaba", n_);
     eig_ = Eigen::JacobiSVD<Mat, Eigen::NoQRPreconditioner>(n_, n_, Eigen::ComputeFullV);
     llt_ = Eigen::LLT<Mat>(n_);
     M_inv_sqrt_.setZero(n_, n_);

@@ -177,6 +177,20 @@ TEST(Cli, ARunFailingAtItsFirstSampleStillMeasuresThatState) {
   EXPECT_TRUE(m["multipliers"].is_null()) << m.dump();
 }
 
+// Methods that factorize dense n×n matrices at every RHS call refuse problems beyond 1000
+// coordinates (`unsupported`, naming the size they accept) instead of running for days.
+TEST(Cli, DenseMethodsRefuseProblemsBeyondTheirSize) {
+  for (const std::string method : {"svd_null_space", "udwadia_kalaba", "coordinate_partitioning"}) {
+    const CliResult r = cli("run --problem n_pendulum --param N=1000 --method " + method +
+                            " --stepper rk4 --dt 0.001 --repeat 0");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find(": unsupported (" + method + " factorizes dense n×n matrices at every "
+                            "RHS call: n = 2000 coordinates is beyond the 1000 it accepts"),
+              std::string::npos)
+        << r.output;
+  }
+}
+
 // A step too small to change t (here the first trial step, 1e-4·t_end, underflows to 0) ends the
 // run at once with step_limit, instead of after max_steps steps that go nowhere.
 TEST(Cli, AStepThatDoesNotAdvanceTimeEndsTheRunAtOnce) {
@@ -189,14 +203,14 @@ TEST(Cli, AStepThatDoesNotAdvanceTimeEndsTheRunAtOnce) {
   EXPECT_NE(r.output.find("1 steps accepted"), std::string::npos) << r.output;
 }
 
-// One step of a dense method at N = 1000 takes seconds, longer than the limit: the watchdog stops
+// One step of a dense method at N = 500 (n = 1000) takes seconds, longer than the limit: the watchdog stops
 // the run at limit + margin (1 s + 2.05 s), writes its record with status time_limit, exit 1.
 TEST(Cli, TheWatchdogStopsARunStuckInsideAStep) {
   const std::filesystem::path dir = temp_path("watchdog");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const auto start = std::chrono::steady_clock::now();
-  const CliResult r = cli("run --problem n_pendulum --param N=1000 --method svd_null_space "
+  const CliResult r = cli("run --problem n_pendulum --param N=500 --method svd_null_space "
                           "--stepper rk4 --dt 0.001 --time-limit 1 --out " +
                           (dir / "record.json").string());
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
@@ -206,7 +220,7 @@ TEST(Cli, TheWatchdogStopsARunStuckInsideAStep) {
   std::ifstream in(dir / "record.json");
   const auto record = nlohmann::json::parse(in);
   EXPECT_EQ(record["status"], "time_limit");
-  EXPECT_EQ(record["key"], "n_pendulum[N=1000]/svd_null_space/rk4/dt=0.001");
+  EXPECT_EQ(record["key"], "n_pendulum[N=500]/svd_null_space/rk4/dt=0.001");
   std::filesystem::remove_all(dir);
 }
 
