@@ -9,7 +9,7 @@
 #include <benchmark/benchmark.h>
 
 #include "core/errors.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 
 namespace {
 

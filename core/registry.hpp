@@ -1,6 +1,6 @@
-// Name -> factory tables for methods and problems. The single registration point is the pair of
-// lists methods/methods.def and problems/problems.def (one CMB_METHOD(id) / CMB_PROBLEM(id) line
-// each); a method or problem file defines its entry with CMB_DEFINE_METHOD / CMB_DEFINE_PROBLEM.
+// The plug between the catalog and what it lists: the entry a method or problem file defines
+// with CMB_DEFINE_METHOD / CMB_DEFINE_PROBLEM. The catalog (catalog/catalog.hpp) builds its
+// tables from the lists methods/methods.def and problems/problems.def, one line per entry.
 #pragma once
 
 #include <functional>
@@ -30,17 +30,6 @@ struct ProblemEntry {
   std::vector<ParamSpec> params;
   std::function<std::unique_ptr<Problem>(const Params&)> make;
 };
-
-const std::vector<MethodEntry>& method_registry();
-const std::vector<ProblemEntry>& problem_registry();
-
-// Look-ups throw InputError naming the unknown id and listing the valid ones.
-const MethodEntry& find_method(const std::string& id);
-const ProblemEntry& find_problem(const std::string& id);
-
-// Parse the parameters strictly and build the object.
-std::unique_ptr<Method> make_method(const std::string& id, const nlohmann::json& params);
-std::unique_ptr<Problem> make_problem(const std::string& id, const nlohmann::json& params);
 
 }  // namespace cmb
 

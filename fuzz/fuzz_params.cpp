@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 
 namespace {
 

@@ -20,7 +20,7 @@
 
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 #include "harness/context.hpp"
 #include "harness/output.hpp"
 

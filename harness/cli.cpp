@@ -16,7 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/kkt.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 #include "harness/campaign.hpp"
 #include "harness/context.hpp"
 #include "harness/merge.hpp"

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 #include "harness/branch_monitor.hpp"
 #include "harness/context.hpp"
 #include "harness/self_converged.hpp"

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "alloc_counter.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 
 namespace cmb::test {
 namespace {

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/assembly.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 #include "harness/branch_monitor.hpp"
 #include "test_support.hpp"
 

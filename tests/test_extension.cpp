@@ -7,7 +7,7 @@
 #include <fstream>
 #include <map>
 
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 #include "harness/campaign.hpp"
 #include "test_support.hpp"
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/qp.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {

@@ -1,13 +1,14 @@
 // The state a run starts from: rejection or projection of inconsistent initial states, and
-// deliberate perturbations, checked through the Baumgarte impulse response of seed 002 — the
-// stabilized constraint error obeys Φ̈ + 2αΦ̇ + β²Φ = 0 exactly, so a run started with
-// Φ(0) = 0, Φ̇(0) = w must follow w·h(t), h the impulse response of 1/(s² + 2αs + β²).
+// deliberate perturbations, checked through the Baumgarte impulse responses of
+// [Notes-Baumgarte-ja] (docs/sources.md) — the stabilized constraint error obeys
+// Φ̈ + 2αΦ̇ + β²Φ = 0 exactly, so a run started with Φ(0) = 0, Φ̇(0) = w must follow w·h(t), h the
+// impulse response of 1/(s² + 2αs + β²).
 #include <cmath>
 
 #include <gtest/gtest.h>
 
 #include "core/errors.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 #include "harness/initial_state.hpp"
 #include "test_support.hpp"
 

@@ -5,7 +5,7 @@
 #include "alloc_counter.hpp"
 #include "core/errors.hpp"
 #include "core/kkt.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {

@@ -7,7 +7,7 @@
 
 #include "core/assembly.hpp"
 #include "core/kkt.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {

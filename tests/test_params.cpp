@@ -5,7 +5,7 @@
 #include "core/acceleration_method.hpp"
 #include "core/errors.hpp"
 #include "core/params.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 
 namespace cmb {
 namespace {

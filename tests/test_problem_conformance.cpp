@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/assembly.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {

@@ -7,7 +7,7 @@
 #include <boost/math/special_functions/ellint_1.hpp>
 
 #include "core/kkt.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 #include "problems/planar_linkage.hpp"
 #include "test_support.hpp"
 
@@ -50,7 +50,8 @@ TEST(SimplePendulumReference, TightSimulationMatchesExactSolution) {
   }
 }
 
-// PROBLEMS.md quotes the crank angle at 10 s as about −3.5299 rad (5 significant digits).
+// The problem's specification quotes the crank angle at 10 s as about −3.5299 rad (5 significant
+// digits; docs/sources.md, "Problems defined for cmbench").
 TEST(ChartReference, CrankRockerMatchesQuotedCrankAngle) {
   auto problem = make_problem("crank_rocker", {});
   const Mat ref = problem->reference_outputs({10.0});
@@ -128,9 +129,10 @@ TEST(NFourBarReference, FullRankPolicyReportsTheSingularity) {
 
 
 // Issue #4's acceptance for Andrews' squeezer. The published positions are good to about
-// 2.7e-10 relative (shared/PROBLEMS.md), so a solution accurate to ~1e-11 scores scd ≈ 9.5;
-// scd ≥ 9 asks for agreement to 1e-9. Multipliers to 1e-5 relative and the energy invariant to
-// 1e-8 J are the issue's bounds; fehlberg78 at 1e-12 keeps the solution error near 1e-11.
+// 2.7e-10 relative (problems/andrews_squeezer.cpp; [IVPTestSet] in docs/sources.md), so a
+// solution accurate to ~1e-11 scores scd ≈ 9.5; scd ≥ 9 asks for agreement to 1e-9. Multipliers
+// to 1e-5 relative and the energy invariant to 1e-8 J are the issue's bounds; fehlberg78 at
+// 1e-12 keeps the solution error near 1e-11.
 TEST(AndrewsSqueezer, MatchesThePublishedReference) {
   RunConfig c = tight_run("andrews_squeezer", "index1");
   const auto r = quick_run(c);

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 #include "harness/self_converged.hpp"
 
 namespace cmb::test {

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {

@@ -4,7 +4,7 @@
 
 #include "core/assembly.hpp"
 #include "core/kkt.hpp"
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 
 namespace cmb::test {
 

@@ -1,6 +1,6 @@
 // Builds the tables from the .def lists. Referencing every entry function here is what keeps the
 // linker from dropping method and problem object files (no static self-registration).
-#include "core/registry.hpp"
+#include "catalog/catalog.hpp"
 
 #include <algorithm>
 

@@ -1,0 +1,27 @@
+// The catalog: name -> factory tables of every method and problem, built from the lists
+// methods/methods.def and problems/problems.def (one CMB_METHOD(id) / CMB_PROBLEM(id) line each).
+// It sits above methods/ and problems/: the one layer that knows them all.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/registry.hpp"
+
+namespace cmb {
+
+const std::vector<MethodEntry>& method_registry();
+const std::vector<ProblemEntry>& problem_registry();
+
+// Look-ups throw InputError naming the unknown id and listing the valid ones.
+const MethodEntry& find_method(const std::string& id);
+const ProblemEntry& find_problem(const std::string& id);
+
+// Parse the parameters strictly and build the object.
+std::unique_ptr<Method> make_method(const std::string& id, const nlohmann::json& params);
+std::unique_ptr<Problem> make_problem(const std::string& id, const nlohmann::json& params);
+
+}  // namespace cmb
