@@ -1,3 +1,3 @@
-#include "harness/cli.hpp"
+#include "cli/app.hpp"
 
-int main(int argc, char** argv) { return cmb::cli_main(argc, argv); }
+int main(int argc, char** argv) { return cmb::cli::main(argc, argv); }

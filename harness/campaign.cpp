@@ -1,5 +1,6 @@
 #include "harness/campaign.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <regex.h>
 #include <sys/wait.h>
@@ -639,6 +641,24 @@ std::string format_seconds(double s) {
 }
 
 }  // namespace
+
+int default_jobs() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+void set_shard(CampaignOptions& options, const std::string& text) {
+  const auto slash = text.find('/');
+  auto whole = [](const std::string& part) {
+    return !part.empty() && part.size() < 7 &&
+           part.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (slash == std::string::npos || !whole(text.substr(0, slash)) || !whole(text.substr(slash + 1)))
+    throw InputError("--shard expects I/N with 1 <= I <= N, got '" + text + "'");
+  options.shard_index = std::stoi(text.substr(0, slash));
+  options.shard_count = std::stoi(text.substr(slash + 1));
+  if (options.shard_count < 1 || options.shard_index < 1 ||
+      options.shard_index > options.shard_count)
+    throw InputError("--shard expects I/N with 1 <= I <= N, got '" + text + "'");
+}
+
 
 int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
   std::vector<const CampaignRun*> selected;

@@ -32,8 +32,11 @@ Campaign load_campaign(const std::string& path);
 // The same from the file's text; `origin` names it in messages.
 Campaign parse_campaign(const std::string& text, const std::string& origin);
 
+// Worker processes when none are asked for: one per hardware thread.
+int default_jobs();
+
 struct CampaignOptions {
-  int jobs = 1;
+  int jobs = default_jobs();
   std::string out_dir;  // empty: results/<name>/<date>_<git sha>
   std::string filter;   // ECMAScript regex on run keys
   bool resume = false;
@@ -41,6 +44,9 @@ struct CampaignOptions {
   int shard_index = 1, shard_count = 1;  // run the runs with position % count == index − 1
   bool dry_run = false;
 };
+
+// Sets the shard from its text "I/N" (two whole numbers, 1 <= I <= N); InputError otherwise.
+void set_shard(CampaignOptions& options, const std::string& text);
 
 // Thrown after a campaign finished and wrote its results when some runs crashed or hit an
 // internal error (a bug, not a numerical outcome): `cmbench campaign` exits 3.

@@ -276,7 +276,8 @@ TEST(Campaign, AWorkerPastItsTimeLimitIsKilledAndRecorded) {
   const fs::path dir = scratch("killed");
   const json campaign = {
       {"name", "stuck"}, {"repeat", 0}, {"time_limit", 0.5},
-      {"problems", {{{"id", "n_pendulum"}, {"params", {{"N", 500}}}}, {{"id", "simple_pendulum"}}}},
+      {"problems",
+       {{{"id", "n_pendulum"}, {"params", {{"N", 500}}}}, {{"id", "simple_pendulum"}, {"t_end", 0.1}}}},
       {"methods", {{{"id", "svd_null_space"}}}},
       {"steppers", {{{"id", "rk4"}, {"dt", 0.001}}}}};
   const fs::path file = write_campaign(dir, campaign);
@@ -286,7 +287,7 @@ TEST(Campaign, AWorkerPastItsTimeLimitIsKilledAndRecorded) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto runs = comparable(dir / "r" / "results.json");
   EXPECT_EQ(runs.at("n_pendulum[N=500]/svd_null_space/rk4/dt=0.001")[0], "time_limit");
-  EXPECT_EQ(runs.at("simple_pendulum/svd_null_space/rk4/dt=0.001")[0], "ok");
+  EXPECT_EQ(runs.at("simple_pendulum/svd_null_space/rk4/dt=0.001/t_end=0.1")[0], "ok");
   EXPECT_LT(took.count(), 2.525 + 0.5 + 3.0) << r.output;  // the killed run, startup, the other
   fs::remove_all(dir);
 }

@@ -1,0 +1,45 @@
+// What the subcommands of the command line share: each is added to the application by its own
+// function, which declares its options and returns what runs it; option checks with messages
+// that name the value.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+namespace cmb::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;  // after a successful parse: the exit code
+};
+
+Command add_list_command(CLI::App& app);
+Command add_describe_command(CLI::App& app);
+Command add_run_command(CLI::App& app);
+Command add_campaign_command(CLI::App& app);
+Command add_merge_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
+
+// An integer option's lower bound, with a message that names the value (CLI11's own range check
+// prints the largest double instead).
+CLI::Validator integer_at_least(long minimum);
+// A floating-point option's text must be a whole finite number (CLI11 reads '' as 0, and the
+// message would then blame the value 0).
+CLI::Validator a_number();
+// An output option given as '' would otherwise be taken as "not given".
+void require_nonempty(const CLI::Option* option, const std::string& value);
+
+// "key=value" with a JSON value (a bare word is a string): the one parser of --param.
+std::pair<std::string, nlohmann::json> parse_assignment(const std::string& text);
+
+template <class T>
+void optional_from(const CLI::Option* option, double value, std::optional<T>& target) {
+  if (option->count()) target = value;
+}
+
+}  // namespace cmb::cli

@@ -1,0 +1,55 @@
+#include <cmath>
+#include <cstdlib>
+
+#include "cli/command.hpp"
+#include "core/errors.hpp"
+#include "core/params.hpp"
+
+namespace cmb::cli {
+
+CLI::Validator integer_at_least(long minimum) {
+  return CLI::Validator(
+      [minimum](std::string& text) -> std::string {
+        std::size_t used = 0;
+        long value = 0;
+        try {
+          value = std::stol(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != text.size() || text.empty())
+          return "expects an integer >= " + std::to_string(minimum) + ", got '" + text + "'";
+        if (value < minimum)
+          return "must be >= " + std::to_string(minimum) + ", got " + text;
+        return {};
+      },
+      "INTEGER >= " + std::to_string(minimum));
+}
+
+CLI::Validator a_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size())
+          return "expects a number, got '" + text + "'";
+        if (!std::isfinite(value)) return "expects a finite number, got '" + text + "'";
+        return {};
+      },
+      "NUMBER");
+}
+
+void require_nonempty(const CLI::Option* option, const std::string& value) {
+  if (option->count() && value.empty())
+    throw InputError(option->get_name() + " is empty: give a path");
+}
+
+std::pair<std::string, nlohmann::json> parse_assignment(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("--param expects key=value (e.g. method.alpha=5 or problem.N=2), got '" +
+                     text + "'");
+  return {text.substr(0, eq), parse_cli_value(text.substr(eq + 1))};
+}
+
+}  // namespace cmb::cli
