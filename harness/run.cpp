@@ -218,6 +218,52 @@ void attach_reference(const PreparedRun& run, RunResult& result) {
   }
 }
 
+// The timing block of a run that ended early: the instrumented run only.
+nlohmann::json untimed(double instrumented_seconds) {
+  return {{"instrumented_s", instrumented_seconds},
+          {"repetitions", 0},
+          {"min_s", nullptr},
+          {"median_s", nullptr}};
+}
+
+// Repeats an ok run without observer for its timing (same sample times, so the same step
+// sequence). Runs longer than a few seconds are timed well enough by the instrumented run itself
+// (its observer work is ~100 samples), and repeating them would dominate a campaign's wall time;
+// the repetitions share the run's time limit, counted from `start`.
+nlohmann::json timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
+                                 double instrumented_seconds,
+                                 std::chrono::steady_clock::time_point start) {
+  nlohmann::json timing = untimed(instrumented_seconds);
+  if (run.config.repeat == 0) return timing;
+  constexpr double kRepeatBelowSeconds = 2.0;
+  if (instrumented_seconds > kRepeatBelowSeconds) {
+    timing["note"] = "repetitions skipped: the instrumented run took longer than 2 s";
+    return timing;
+  }
+  Method& method = *run.method;
+  Vec x(method.state_size());
+  std::vector<double> seconds;
+  method.stats().set_enabled(false);
+  const double limit = run.config.limits.wall_time_limit;
+  for (int i = 0; i < run.config.repeat; ++i) {
+    if (limit > 0 && seconds_since(start) > limit) {
+      timing["note"] = "repetitions stopped by the time limit after " + std::to_string(i);
+      break;
+    }
+    method.pack(0.0, q0, v0, x);
+    const auto t0 = std::chrono::steady_clock::now();
+    integrate(method, *run.stepper, run.settings, x, run.sample_times, nullptr, run.config.limits);
+    seconds.push_back(seconds_since(t0));
+  }
+  method.stats().set_enabled(true);
+  timing["repetitions"] = seconds.size();
+  if (!seconds.empty()) {
+    timing["min_s"] = *std::min_element(seconds.begin(), seconds.end());
+    timing["median_s"] = median(seconds);
+  }
+  return timing;
+}
+
 }  // namespace
 
 PreparedRun prepare_run(const RunConfig& config) {
@@ -317,42 +363,9 @@ RunResult execute_run(PreparedRun& run) {
   rec["metrics"] = metrics;
   rec["work"] = work_json(outcome.counters, method);
 
-  nlohmann::json timing = {{"instrumented_s", instrumented_seconds},
-                           {"repetitions", 0},
-                           {"min_s", nullptr},
-                           {"median_s", nullptr}};
-  // Runs longer than a few seconds are timed well enough by the instrumented run itself (its
-  // observer work is ~100 samples), and repeating them would dominate a campaign's wall time.
-  constexpr double kRepeatBelowSeconds = 2.0;
-  if (outcome.status == RunStatus::ok && run.config.repeat > 0 &&
-      instrumented_seconds > kRepeatBelowSeconds)
-    timing["note"] = "repetitions skipped: the instrumented run took longer than 2 s";
-  if (outcome.status == RunStatus::ok && run.config.repeat > 0 &&
-      instrumented_seconds <= kRepeatBelowSeconds) {
-    // Same sample times, so the same step sequence as the instrumented run, but no observer.
-    std::vector<double> seconds;
-    method.stats().set_enabled(false);
-    // The repetitions share the run's time limit: they stop once it is used up.
-    const double limit = run.config.limits.wall_time_limit;
-    for (int i = 0; i < run.config.repeat; ++i) {
-      if (limit > 0 && seconds_since(start) > limit) {
-        timing["note"] = "repetitions stopped by the time limit after " + std::to_string(i);
-        break;
-      }
-      method.pack(0.0, q0, v0, x);
-      const auto t0 = std::chrono::steady_clock::now();
-      integrate(method, *run.stepper, run.settings, x, run.sample_times, nullptr,
-                run.config.limits);
-      seconds.push_back(seconds_since(t0));
-    }
-    method.stats().set_enabled(true);
-    timing["repetitions"] = seconds.size();
-    if (!seconds.empty()) {
-      timing["min_s"] = *std::min_element(seconds.begin(), seconds.end());
-      timing["median_s"] = median(seconds);
-    }
-  }
-  rec["timing"] = timing;
+  rec["timing"] = outcome.status == RunStatus::ok
+                      ? timed_repetitions(run, q0, v0, instrumented_seconds, start)
+                      : untimed(instrumented_seconds);
   rec["context"] = run_context();
   return result;
 }
