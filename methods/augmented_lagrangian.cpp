@@ -1,7 +1,7 @@
 // augmented_lagrangian — penalty formulation with augmented-Lagrangian iterations (index-1 form).
 //
-// Equations (Bayo, García de Jalón, Serna, Comput. Methods Appl. Mech. Eng. 71 (1988); Bayo &
-// Ledesma, Nonlinear Dyn. 9 (1996)): with the stabilized right-hand side
+// Equations ([Bayo1988]; [BayoLedesma1996]; keys in docs/sources.md): with the stabilized
+// right-hand side
 //   γ̃ = γ − 2ξωψ − ω²Φ   (ψ = J v − ν on all rows, Φ on holonomic rows),
 // iterate from the multipliers of the previous call
 //   (M + α_p JᵀJ) q̈_{k+1} = Q − Jᵀλ_k + α_p Jᵀγ̃,

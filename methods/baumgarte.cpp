@@ -3,9 +3,9 @@
 // Equations: Φ̈ = 0 is replaced by Φ̈ + 2αΦ̇ + β²Φ = 0, i.e. γ → γ − 2αψ − β²Φ (ψ = J v − ν on
 // all rows, Φ on holonomic rows only), then the KKT system is solved as in index1. The constraint
 // error becomes a damped oscillator with ω₀ = β and ζ = α/β; transfer function 1/(s² + 2αs + β²).
-// Sources: seed 000 (Czech lecture notes, f̈ + 2αḟ + β²f = 0 in the KKT system) and seed 002
-// (the feedback-control reading and the three regimes α < β, α = β, α > β); Baumgarte, Comput.
-// Methods Appl. Mech. Eng. 1 (1972); Flores et al., J. Comput. Nonlinear Dynam. 6(1) 2011.
+// Sources (keys in docs/sources.md): [Notes-DAE-cs] (Czech lecture notes, f̈ + 2αḟ + β²f = 0 in
+// the KKT system) and [Notes-Baumgarte-ja] (the feedback-control reading and the three regimes
+// α < β, α = β, α > β); [Baumgarte1972]; [Flores2011].
 // Parameters: (alpha, beta) [1/s], or (omega0, zeta) with alpha = zeta·omega0, beta = omega0.
 // Default omega0 = 10 1/s, zeta = 1 (critical damping, time constant 0.1 s, as in open-source
 // peers). Tuning: for a fixed step h, α = 1/h and β = √2/h (Taylor rule) sits on explicit Euler's

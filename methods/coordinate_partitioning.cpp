@@ -1,7 +1,7 @@
 // coordinate_partitioning — independent coordinates with the R matrix (generalized coordinate
-// partitioning; "metoda projekce" of seed 000).
+// partitioning; the "metoda projekce" of [Notes-DAE-cs]).
 //
-// Equations (seed 000; Wehage & Haug, J. Mech. Des. 104 (1982)): split q = [z; q_i] into m
+// Equations ([Notes-DAE-cs]; [WehageHaug1982]; keys in docs/sources.md): split q = [z; q_i] into m
 // dependent and k = n − m independent coordinates. With Φ_z, Φ_i the column blocks of J,
 //   ż = −Φ_z⁻¹Φ_i q̇_i,   R = [−Φ_z⁻¹Φ_i ; E],   J R = 0,   v = R q̇_i,
 // and q̈ = R q̈_i + q̈_p with q̈_p = [Φ_z⁻¹γ ; 0] (this is the Ṙ q̇_i term). The reduced equations
@@ -9,8 +9,8 @@
 // are integrated for x = [q_i; q̇_i] only. At every RHS call z is recovered by Newton on
 // Φ(z; q_i) = 0 (warm-started from the previous call) and ż by the linear solve above, so the
 // constraints hold to the Newton tolerance by construction.
-// Reactions (seed 003, "regenerating the constraint forces"): once q̈ is known the dependent rows
-// of M q̈ = Q − Jᵀλ give Φ_zᵀ λ = (Q − M q̈)_z.
+// Reactions ([Notes-NullSpace-uk], "regenerating the constraint forces"): once q̈ is known the
+// dependent rows of M q̈ = Q − Jᵀλ give Φ_zᵀ λ = (Q − M q̈)_z.
 // Partition: chosen automatically by a fully pivoted LU of J (largest pivots → dependent), or
 // fixed by the user (`independent`: comma-separated coordinate indices). When Φ_z becomes
 // ill-conditioned at an accepted step — 1/(‖Φ_z⁻¹‖‖J‖) below repartition_tol — the automatic

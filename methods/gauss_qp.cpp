@@ -1,6 +1,7 @@
 // gauss_qp — Gauss's principle of least constraint solved as a quadratic program.
 //
-// Equations (seed 001, its minimization problem; Udwadia & Kalaba 1992):
+// Equations ([Thesis-UK-en], its minimization problem; [Gauss1829]; [UdwadiaKalaba1992]; keys in
+// docs/sources.md):
 //   q̈ = argmin_x ½ (x − a_f)ᵀ M (x − a_f)   s.t.   J x = γ   [and G_c x ≥ d_c],   a_f = M⁻¹Q,
 // with λ from M(q̈ − a_f) = −Jᵀλ − G_cᵀλ_c (cmbench's sign convention; a support pushing on the
 // body has λ_c ≤ 0). Three paths, chosen per problem:
@@ -11,14 +12,14 @@
 //    and the rows read B z = r with B = J L⁻ᵀ, r = γ − J a_f. Level by level, z gains the
 //    minimum-norm least-squares correction of that level's rows inside the null space left by
 //    the levels above (SVD of B_ℓ P with P the current null-space projector): higher levels exact,
-//    lower ones least-squares — the prioritization seed 001 says Udwadia–Kalaba lacks;
+//    lower ones least-squares — the prioritization [Thesis-UK-en] says Udwadia–Kalaba lacks;
 //  - unilateral rows g(q) ≥ 0 (supports, stops): rows closed at the current state (g ≤
 //    contact_tol and ġ ≤ contact_tol) enter as G_c x ≥ d_c = −Ġv, and ALGLIB's dense QP solver
 //    (minqp, augmented-Lagrangian algorithm; Debian libalglib-dev, GPL-2.0+) solves the problem.
 //    `solver: qp` sends equality-only problems there too (tests check both paths agree).
-// softness s (MuJoCo-style soft constraints): S → S + R with R = s·diag(S); with Baumgarte terms
-// (omega0, zeta) it plays MuJoCo's impedance and reference acceleration a_ref = −bψ − kΦ, and it
-// shows the drift a soft model accepts. Fast path only.
+// softness s (MuJoCo-style soft constraints, [MuJoCo2012]): S → S + R with R = s·diag(S); with
+// Baumgarte terms (omega0, zeta) it plays MuJoCo's impedance and reference acceleration
+// a_ref = −bψ − kΦ, and it shows the drift a soft model accepts. Fast path only.
 // Parameters: solver (auto | qp), softness (0), rank_tol (1e-9: Schur pivot ratio below which J
 // counts as rank-deficient and the SVD path takes over, with the same value as its relative
 // singular-value cutoff; the Schur complement squares J's condition number, so pivots much

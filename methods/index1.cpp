@@ -6,7 +6,7 @@
 // grow like t to t². It calibrates what every other method buys.
 // Solve: range-space Schur complement, M = L D Lᵀ, (J M⁻¹Jᵀ)λ = J M⁻¹Q − γ (core/schur_kkt.hpp;
 // plain loops for n, m ≤ 16).
-// Source: e.g. Laulusa & Bauchau, J. Comput. Nonlinear Dynam. 3(1) 2008, §2.
+// Source: e.g. [LaulusaBauchau2008], §2 (keys in docs/sources.md).
 // Parameters: pivot_tol (1e-12) — J M⁻¹Jᵀ counts as singular below this pivot ratio;
 // rank_policy (fail | truncate: drop the pivots below pivot_tol·max, λ then non-unique);
 // linear_solver (auto | dense | sparse) — sparse LDLᵀ of [M Jᵀ; J 0] for problems that send M

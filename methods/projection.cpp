@@ -1,6 +1,6 @@
 // projection — index-1 accelerations plus coordinate projection after every accepted step.
 //
-// Equations (Hairer & Wanner, Solving ODEs II, §VII.2; Blajer, Multibody Syst. Dyn. 7 (2002)):
+// Equations ([HairerWanner1996], §VII.2; [Blajer2002]; keys in docs/sources.md):
 // q̈ from the KKT system as in index1; after each accepted step the state is projected back onto
 // the constraint manifold in the metric W (W = I, or W = M: mass-orthogonal):
 //   positions (Newton on min ½‖q − q̃‖²_W s.t. Φ(q) = 0):  Δq = −W⁻¹Φ_qᵀ (Φ_q W⁻¹Φ_qᵀ)⁻¹ Φ,

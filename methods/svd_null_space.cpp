@@ -5,8 +5,9 @@
 // Particular solution a_p = J⁺γ = V_r Σ_r⁻¹ U_rᵀ γ; reduced solve (NᵀMN) y = Nᵀ(Q − M a_p);
 // q̈ = a_p + N y. Reactions: Jᵀλ = Q − M q̈ in the least-squares sense, λ = U_r Σ_r⁻¹ V_rᵀ (Q − M q̈)
 // (minimum norm, flagged non-unique when r < m).
-// Source: seed 003 (its Ref. [9]: the SVD null-space alternative to choosing independent states;
-// robust, but costly and — if one integrated y — non-physical states). This implementation
+// Source: [Notes-NullSpace-uk] in docs/sources.md (the SVD null-space alternative to choosing
+// independent states, credited there to its reference 9: robust, but costly and — if one
+// integrated y — non-physical states). This implementation
 // integrates the full x = [q; v], never the null-space coordinates, because N is not smooth in time
 // (sign and rotation freedom of singular vectors).
 // Rank hold (AccelerationMethod::hold_rank): at most the rank found at the last accepted state,

@@ -1,23 +1,24 @@
 // udwadia_kalaba — the Udwadia–Kalaba explicit equation, the analytic solution of Gauss's
 // principle of least constraint.
 //
-// Equations (seed 001, its Eq. for the forward dynamics with constraint forces):
+// Equations ([Thesis-UK-en], its equation for the forward dynamics with constraint forces):
 //   q̈ = a_f + M^{-1/2} (J M^{-1/2})⁺ (γ − J a_f),   a_f = M⁻¹Q,
 // with M^{±1/2} = W Λ^{±1/2} Wᵀ from the eigendecomposition of M and ⁺ the Moore–Penrose
-// inverse (variant `eig`, exactly seed 001's form). Variant `cholesky`: M = LLᵀ and
+// inverse (variant `eig`, exactly the form of [Thesis-UK-en]). Variant `cholesky`: M = LLᵀ and
 //   q̈ = a_f + L⁻ᵀ (J L⁻ᵀ)⁺ (γ − J a_f),
 // the same minimizer at lower cost. With B = J M^{-1/2} (or J L⁻ᵀ) and r = γ − J a_f the
 // reactions are λ = −(BBᵀ)⁺ r (minimum norm; flagged non-unique when B loses rank).
-// Sources: seed 001 (a thesis chapter on the Udwadia–Kalaba approach); Udwadia & Kalaba,
-// Proc. R. Soc. Lond. A 439 (1992).
+// Sources (keys in docs/sources.md): [Thesis-UK-en] (a thesis chapter on the Udwadia–Kalaba
+// approach); [UdwadiaKalaba1992]; [Gauss1829].
 // Rank hold (AccelerationMethod::hold_rank), as in svd_null_space, with pinv_tol.
 // Parameters: variant (eig | cholesky, default eig), pinv_tol (1e-10) — singular values of B
 // below pinv_tol·σ_max are treated as zero: it decides the behaviour at singular configurations
 // and with redundant rows. Baumgarte terms (alpha, beta or omega0, zeta) off by default: as the
 // exact solution of Gauss's principle it drifts like index1 without them.
 // State: x = [q; v]. Handles redundant and nonholonomic rows.
-// Fails when: M is not positive definite (singular); seed 001 names its drawbacks: instability
-// near singular configurations (pinv_tol), costly matrix roots (variant eig), no prioritization.
+// Fails when: M is not positive definite (singular); [Thesis-UK-en] names its drawbacks:
+// instability near singular configurations (pinv_tol), costly matrix roots (variant eig), no
+// prioritization.
 #include <cmath>
 #include <sstream>
 

@@ -1,11 +1,11 @@
-// andrews_squeezer — Andrews' squeezing mechanism (Bari IVP test set, andrews.f; IFToMM A03).
+// andrews_squeezer — Andrews' squeezing mechanism ([IVPTestSet] andrews.f; [IFToMM] A03).
 //
 // Seven bodies described by seven angles q = (β, Θ, γ, Φ, δ, Ω, ε), six loop-closure rows,
 // no gravity, a constant motor torque mom at O and a spring between D and the fixed point C.
 // t ∈ [0, 0.03] s. Very fast motion (the crank turns ~2.5 times) driven by a stiff spring.
-// Data, mass matrix, forces and constraints: exactly as in the test set (shared/PROBLEMS.md,
-// after Hairer & Wanner, Solving ODEs II, §VII.7, and the Bari "Test Set for IVP Solvers",
-// Mazzia & Magherini). Note xb = −0.03635 (negative).
+// Data, mass matrix, forces and constraints: exactly as in the Bari "Test Set for IVP Solvers"
+// ([IVPTestSet], Mazzia & Magherini), after [HairerWanner1996], §VII.7 (keys: docs/sources.md).
+// Note xb = −0.03635 (negative).
 // Equations there: M(q) q̈ = f(q, q̇) − Gᵀλ, G = ∂g/∂q — cmbench's convention, so the published
 // multipliers compare without a sign change.
 // Every constraint is a sum of terms a·cos(θ) or a·sin(θ) with θ a sum of coordinates, so
@@ -108,8 +108,8 @@ class AndrewsSqueezer : public ProblemBase {
  public:
   explicit AndrewsSqueezer(const Params& params)
       : ProblemBase({"andrews_squeezer", "Andrews' squeezing mechanism (IFToMM A03)",
-                     "Bari IVP test set (andrews.f; Mazzia & Magherini), Hairer & Wanner "
-                     "Solving ODEs II VII.7; reference: published PSIDE solution at t = 0.03",
+                     "Bari IVP test set, andrews.f [IVPTestSet]; Hairer & Wanner, Solving ODEs II, "
+                     "VII.7 [HairerWanner1996]; reference: published PSIDE solution at t = 0.03",
                      {"closed_loop", "stiff"}},
                     params, Sizes{7, 6, 0}) {}
 

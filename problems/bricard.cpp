@@ -1,7 +1,7 @@
 // bricard — Bricard's mechanism (IFToMM A04): an overconstrained spatial loop, redundant
 // constraints everywhere.
 //
-// Data (IFToMM A04; González et al., Multibody Syst. Dyn. 16, 2006): five moving rods of 1 m,
+// Data (IFToMM A04 [IFToMM; Gonzalez2006] in docs/sources.md): five moving rods of 1 m,
 // 1 kg, square section 0.1 m (inertia (L² + a²)m/12 across, 2a²m/12 along the rod); six revolute
 // joints at (0,0,0) → (1,0,0) → (1,−1,0) → (1,−1,1) → (0,−1,1) → (0,0,1) → back to (0,0,0)
 // (the last segment is the ground), axes J1 ∥ y, J2 ∥ z, J3 ∥ x, J4 ∥ y, J5 ∥ z, J6 ∥ x;
@@ -36,7 +36,7 @@ class Bricard : public GeneratedProblem<5, 5> {
   explicit Bricard(const Params& params)
       : GeneratedProblem({"bricard",
                           "Bricard's overconstrained mechanism (IFToMM A04)",
-                          "IFToMM benchmark A04 (González et al., Multibody Syst. Dyn. 16, 2006); "
+                          "IFToMM benchmark A04 [IFToMM; Gonzalez2006]; "
                           "reference: self-converged",
                           {"closed_loop", "redundant", "spatial"}},
                          params, Sizes{5, 5, 0},

@@ -8,8 +8,8 @@
 // rosenbrock4: 64 steps).
 // Data (test set; scaled units, no SI): ε = 1e-2, M = 10, L = 1, L0 = 0.5, r = 0.1, w = 10,
 // g = 1, k = M ε²/2 = 5e-4; t ∈ [0, 3]; q0 = (0, L0, L, L0), v0 = (−L0/L, 0, −L0/L, 0).
-// Source: Bari "Test Set for IVP Solvers" (Mazzia & Magherini), problem "car axis", caraxis.f;
-// origin Hairer & Wanner, Solving ODEs II.
+// Source: Bari "Test Set for IVP Solvers" ([IVPTestSet], Mazzia & Magherini), problem "car axis",
+// caraxis.f; origin [HairerWanner1996] (keys: docs/sources.md).
 // Formulation: q = (xl, yl, xr, yr), mass matrix k·I (4 × 4), prescribed motion
 //   yb = r sin(w t),  xb = √(L² − yb²),  Ll = |(xl, yl)|,  Lr = |(xr − xb, yr − yb)|,
 // applied forces
@@ -69,8 +69,8 @@ class CarAxis : public ProblemBase {
   explicit CarAxis(const Params& params)
       : ProblemBase({"car_axis",
                      "Car axis (Bari IVP test set): rheonomic constraints",
-                     "Bari IVP test set (caraxis.f; Mazzia & Magherini), after Hairer & Wanner "
-                     "Solving ODEs II; reference: published solution (carsoln) at t = 3",
+                     "Bari IVP test set, caraxis.f [IVPTestSet], after Hairer & Wanner, Solving "
+                     "ODEs II [HairerWanner1996]; reference: published solution (carsoln) at t = 3",
                      {"rheonomic", "stiff"}},
                     params, Sizes{4, 2, 0}) {}
 

@@ -26,8 +26,8 @@ class ChaplyginSleigh : public ProblemBase {
  public:
   explicit ChaplyginSleigh(const Params& params)
       : ProblemBase({"chaplygin_sleigh", "Chaplygin sleigh (knife edge, nonholonomic)",
-                     "Chaplygin (1911); Neimark & Fufaev, Dynamics of Nonholonomic Systems; closed "
-                     "form derived in the source header",
+                     "Chaplygin (1911) [Chaplygin1911]; Neimark & Fufaev, Dynamics of Nonholonomic "
+                     "Systems [NeimarkFufaev1972]; closed form derived in the source header",
                      {"nonholonomic"}},
                     params, Sizes{3, 0, 1}) {}
 

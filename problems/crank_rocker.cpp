@@ -7,7 +7,8 @@
 // Coordinates: (x, y, θ) of each rod's centre of mass (crank, coupler, rocker): nq = 9, mh = 8.
 // A parallelogram is a poor drift test (its loop equations are linear in joint angles); this
 // loop is not. Reference: reduced ODE in the crank angle on the closed-form elbow-up kinematics.
-// Source: cmbench's peer-comparison problem (shared/PROBLEMS.md); crank angle at 10 s ≈ −3.5299.
+// Source: defined for cmbench (docs/sources.md, "Problems defined for cmbench"); the crank angle
+// at 10 s, ≈ −3.5299 rad, came with its specification and is what the reference reproduces.
 // Outputs: crank angle θ₁ [rad] and coupler point C (x, y) [m].
 // Branch indicator: elbow_C = (D − B) × (C − B) > 0 (elbow up); the other assembly mode mirrors
 // C across the line BD.
@@ -59,7 +60,7 @@ class CrankRocker : public PlanarLinkage {
   CrankRocker(const Params& params, const Lengths& l)
       : PlanarLinkage(
             {"crank_rocker", "Crank-rocker four-bar under gravity",
-             "cmbench peer-comparison problem (shared/PROBLEMS.md); reference: reduced ODE",
+             "defined for cmbench (docs/sources.md); reference: reduced ODE",
              {"closed_loop"}},
             params, {rod(l.crank), rod(l.coupler), rod(l.rocker)},
             {

@@ -1,7 +1,7 @@
 // flyball_governor — IFToMM A05, the stiff flyball governor: spring-dampers k = 8e5 N/m,
 // c = 4e4 N·s/m make the ODE stiff.
 //
-// Data (IFToMM A05; shared/PROBLEMS.md): shaft and two rods 1.0 × 0.01 × 0.01 m and a slider
+// Data (IFToMM A05 [IFToMM; Gonzalez2006]): shaft and two rods 1.0 × 0.01 × 0.01 m and a slider
 // cube of 0.1 m, density 3000 kg/m³ (0.3 kg rods and shaft, 3 kg slider); 5 kg point masses at
 // the rods' free ends; two spring-dampers k = 8e5 N/m, c = 4e4 N·s/m, rest length 0.5 m;
 // gravity 9.81 m/s² along the shaft axis; initial shaft spin 2π rad/s; 10 s; output s(t).
@@ -34,7 +34,7 @@ class FlyballGovernor : public GeneratedProblem<10, 6> {
   explicit FlyballGovernor(const Params& params)
       : GeneratedProblem({"flyball_governor",
                           "IFToMM A05: stiff flyball governor",
-                          "IFToMM benchmark A05 (González et al., Multibody Syst. Dyn. 16, 2006); "
+                          "IFToMM benchmark A05 [IFToMM; Gonzalez2006]; "
                           "reference: self-converged",
                           {"closed_loop", "stiff", "spatial"}},
                          params, Sizes{10, 6, 0},

@@ -1,6 +1,6 @@
-// kane_pendulum — the double-rod pendulum with a sliding particle of seed 004 (Kane's method).
+// kane_pendulum — double-rod pendulum with a sliding particle, Kane's method ([Notes-Kane-en]).
 //
-// System (seed 004): rod A turns about N.z by q1 (pinned at O, length l, centre at l/2 along
+// System ([Notes-Kane-en]): rod A turns about N.z by q1 (pinned at O, length l, centre at l/2 along
 // A.x); rod B turns about A.x by q2, centred at l·A.x and lying along B.y; particle Q slides
 // along B.y at distance q3 from B's centre. Each body and the particle have mass m; rod inertias
 // m l²/12 about the two axes across the rod. Gravity m g along N.x; torsional springs kt on q1
@@ -15,11 +15,11 @@
 // formulations are derived by scripts/derive_kane_pendulum.py into
 // problems/generated/kane_pendulum.inc (a test checks that file is current).
 // Energy (kinetic + gravity + springs) is conserved. Outputs: q1, q2 [rad], xQ, yQ, zQ [m].
-// Departure from the source: seed 004's listing forms M = ∂F*/∂u̇ and F = F*|u̇=0 + Fr from the
+// Departure from the source: its listing forms M = ∂F*/∂u̇ and F = F*|u̇=0 + Fr from the
 // generalized inertia forces F* and integrates u̇ = M⁻¹F. Since F* = −M_k u̇ + …, that M is minus
 // the mass matrix and Kane's equations Fr + F* = 0 read u̇ = −M⁻¹F: the listing's sign makes the
-// system gain energy (18.2 J in 2 s from the seed's initial state, RK4 with h = 1e-4, against
-// 1e-13 J with Kane's sign: scripts/derive_kane_pendulum.py --seed-listing-energy). The
+// system gain energy (18.2 J in 2 s from the source's initial state, RK4 with h = 1e-4, against
+// 1e-13 J with Kane's sign: scripts/derive_kane_pendulum.py --source-listing-energy). The
 // reference here solves sympy's KanesMethod equations M_k u̇ = F_k, with the right sign.
 #include <array>
 #include <boost/numeric/odeint.hpp>
@@ -43,9 +43,9 @@ class KanePendulum : public GeneratedProblem<5, 2> {
   explicit KanePendulum(const Params& params)
       : GeneratedProblem(
             {"kane_pendulum",
-             "Double-rod pendulum with a sliding particle (seed 004)",
-             "seed 004 (Kane's method chapter, sympy.physics.mechanics); reference: "
-             "Kane's minimal-coordinate equations",
+             "Double-rod pendulum with a sliding particle (Kane's method)",
+             "Kane's-method chapter [Notes-Kane-en], sympy.physics.mechanics [SymPyMechanics]; "
+             "reference: Kane's minimal-coordinate equations",
              {"closed_loop", "spatial"}},
             params, Sizes{5, 2, 0},
             {gen::constrained_mass_matrix, gen::constrained_forces, gen::constrained_constraints,
@@ -109,7 +109,7 @@ CMB_DEFINE_PROBLEM(kane_pendulum) {
   cmb::ProblemEntry entry;
   entry.id = "kane_pendulum";
   entry.summary =
-      "seed 004 double-rod pendulum with sliding particle; Kane's equations as reference";
+      "double-rod pendulum with sliding particle (Kane's method); Kane's equations as reference";
   entry.params = {cmb::t_end_param(2.0)};
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::KanePendulum>(p); };
   return entry;

@@ -1,7 +1,7 @@
 // n_four_bar — IFToMM A02: N four-bar parallelograms in a row; singular configurations, scaling.
 //
-// Data (IFToMM library of computational benchmark problems, A02; González et al., Multibody
-// Syst. Dyn. 16:179–190, 2006): 2N+1 uniform slender links of 1 m and 1 kg (I = mL²/12);
+// Data (IFToMM library of computational benchmark problems, A02 [IFToMM; Gonzalez2006], keys in
+// docs/sources.md): 2N+1 uniform slender links of 1 m and 1 kg (I = mL²/12);
 // g = 9.81 m/s² along −y. Ground pivots A_i = (i, 0), i = 0..N; N+1 rockers A_i–B_i, vertical at
 // t = 0 (B_i = (i, 1)); N couplers B_i–B_{i+1}. Rockers start at ω = −1 rad/s, couplers translate
 // at (1, 0) m/s. IFToMM: N = 40, 20 s, outputs x, y, ẋ, ẏ of B0.
@@ -47,7 +47,7 @@ class NFourBar : public PlanarLinkage {
  public:
   explicit NFourBar(const Params& params)
       : PlanarLinkage({"n_four_bar", "IFToMM A02: N-four-bar mechanism",
-                       "IFToMM benchmark A02 (González et al., Multibody Syst. Dyn. 16, 2006); "
+                       "IFToMM benchmark A02 [IFToMM; Gonzalez2006]; "
                        "reference: reduced ODE on the parallelogram branch",
                        {"closed_loop", "singular"}},
                       params, links(params.integer("N")), pins(params.integer("N")), {}, kG,

@@ -1,6 +1,6 @@
 // n_pendulum — a chain of N point masses on massless rigid rods, in Cartesian coordinates.
 //
-// Data (chosen for cmbench; shared/PROBLEMS.md asks for a documented configuration): N masses
+// Data (chosen for cmbench and documented here; docs/sources.md): N masses
 // of 1/N kg joined by rods of 1/N m (a 1 kg, 1 m chain whatever N), the first rod pinned at the
 // origin; g = 9.81 m/s² along −y. Released at rest as a straight chain at angle theta0 (default
 // 45°) from the downward vertical. Default horizon 2 s.
@@ -28,7 +28,8 @@ class NPendulum : public ProblemBase {
  public:
   explicit NPendulum(const Params& params)
       : ProblemBase({"n_pendulum", "Chain of N point masses in Cartesian coordinates",
-                     "cmbench scaling problem (shared/PROBLEMS.md); reference: joint-angle ODE",
+                     "scaling problem defined for cmbench (docs/sources.md); reference: "
+                     "joint-angle ODE",
                      {}},
                     params, Sizes{2 * static_cast<int>(params.integer("N")),
                                   static_cast<int>(params.integer("N")), 0}),

@@ -33,8 +33,8 @@ class RollingDisk : public GeneratedProblem<5, 2> {
       : GeneratedProblem(
             {"rolling_disk",
              "Thin disk rolling without slipping (steady turning)",
-             "classical rolling disk (e.g. Neimark & Fufaev; O'Reilly, Nonlinear Dyn. 10 "
-             "(1996)); equations derived in scripts/derive_rolling_disk.py",
+             "classical rolling disk (e.g. [NeimarkFufaev1972]; [OReilly1996]); equations "
+             "derived in scripts/derive_rolling_disk.py",
              {"nonholonomic", "spatial"}},
             params, Sizes{5, 0, 2},
             {gen::disk_mass_matrix, gen::disk_forces, nullptr, gen::disk_constraint_matrix,

@@ -1,6 +1,6 @@
 // simple_pendulum — IFToMM A01: a point mass on a rigid massless rod, in Cartesian coordinates.
 //
-// Data (IFToMM A01; González et al., Multibody Syst. Dyn. 16, 2006): m = 1 kg, L = 1 m, pivot at
+// Data (IFToMM A01 [IFToMM; Gonzalez2006] in docs/sources.md): m = 1 kg, L = 1 m, pivot at
 // the origin, g = 9.81 m/s² along −y; released at rest from the horizontal position P = (L, 0).
 // Coordinates q = (x, y): nq = 2, one holonomic row Φ = x² + y² − L².
 // Reference (exact): with θ the angle from the downward vertical, k = sin(θ₀/2) = 1/√2 and
@@ -25,7 +25,7 @@ class SimplePendulum : public ProblemBase {
  public:
   explicit SimplePendulum(const Params& params)
       : ProblemBase({"simple_pendulum", "IFToMM A01: simple pendulum in Cartesian coordinates",
-                     "IFToMM benchmark A01 (González et al., Multibody Syst. Dyn. 16, 2006); "
+                     "IFToMM benchmark A01 [IFToMM; Gonzalez2006]; "
                      "exact solution through Jacobi elliptic functions",
                      {}},
                     params, Sizes{2, 1, 0}) {}

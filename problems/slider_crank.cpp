@@ -1,6 +1,6 @@
 // slider_crank — slider-crank mechanism with the data of Flores et al., free motion under gravity.
 //
-// Data (Flores, Machado, Seabra, Silva, J. Comput. Nonlinear Dynam. 6(1) 2011): crank 0.1530 m,
+// Data (Flores, Machado, Seabra, Silva [Flores2011] in docs/sources.md): crank 0.1530 m,
 // connecting rod 0.3060 m, m1 = m2 = 0.038 kg, slider m3 = 0.076 kg, J1 = 7.4e-5, J2 = 5.9e-4,
 // J3 = 2.7e-6 kg·m²; g = 9.81 m/s² along −y; ideal joints; crank and rod angles 0 at t = 0,
 // crank rate 150 rad/s (rod −75 rad/s, consistent); default horizon 0.2 s. Rods' centres of mass
@@ -27,7 +27,7 @@ class SliderCrank : public PlanarLinkage {
   explicit SliderCrank(const Params& params)
       : PlanarLinkage(
             {"slider_crank", "Slider-crank (Flores et al. data) under gravity",
-             "Flores, Machado, Seabra, Silva, J. Comput. Nonlinear Dynam. 6(1) 2011; "
+             "Flores, Machado, Seabra, Silva, J. Comput. Nonlinear Dynam. 6(1) 2011 [Flores2011]; "
              "reference: reduced ODE",
              {"closed_loop"}},
             params, {{0.038, 7.4e-5}, {0.038, 5.9e-4}, {0.076, 2.7e-6}},

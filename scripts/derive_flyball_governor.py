@@ -2,14 +2,14 @@
 """Derives the flyball_governor problem (IFToMM A05, stiff) and writes
 problems/generated/flyball_governor.inc.
 
-Data (IFToMM A05 as summarized in shared/PROBLEMS.md): shaft and two rods 1.0 x 0.01 x 0.01 m,
-slider cube 0.1 m, density 3000 kg/m^3 (rods and shaft 0.3 kg, slider 3 kg); 5 kg point masses
-at the free rod ends; two spring-dampers k = 8e5 N/m, c = 4e4 N s/m, rest length 0.5 m; gravity
-9.81 m/s^2 along -z (the shaft axis). Interpretation documented by cmbench: the shaft turns
-about z (pinned at its base, initial spin 2 pi rad/s); the rods hang from (+-0.05, 0, 1) in the
-shaft frame and swing in its x-z plane, at 30 degrees below the horizontal at t = 0; the slider
-slides along the shaft with its centre at height s = 0.5 m; the springs join the slider's side
-points (+-0.05, 0, s) to the rod midpoints — an equilateral pin/midpoint/slider-point triangle
+Data (IFToMM A05 [IFToMM; Gonzalez2006], keys in docs/sources.md): shaft and two rods
+1.0 x 0.01 x 0.01 m, slider cube 0.1 m, density 3000 kg/m^3 (rods and shaft 0.3 kg, slider 3 kg);
+5 kg point masses at the free rod ends; two spring-dampers k = 8e5 N/m, c = 4e4 N s/m, rest length
+0.5 m; gravity 9.81 m/s^2 along -z (the shaft axis). Interpretation documented by cmbench: the
+shaft turns about z (pinned at its base, initial spin 2 pi rad/s); the rods hang from (+-0.05, 0,
+1) in the shaft frame and swing in its x-z plane, at 30 degrees below the horizontal at t = 0; the
+slider slides along the shaft with its centre at height s = 0.5 m; the springs join the slider's
+side points (+-0.05, 0, s) to the rod midpoints — an equilateral pin/midpoint/slider-point triangle
 of side 0.5 m at t = 0, so the springs start at their rest length.
 
 Constrained formulation for the methods: q = (psi, th1, th2, s, x1, y1, z1, x2, y2, z2) — shaft

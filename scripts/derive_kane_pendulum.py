@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Derives the kane_pendulum problem (seed 004: double-rod pendulum with a sliding particle)
+"""Derives the kane_pendulum problem ([Notes-Kane-en]: double-rod pendulum with a sliding particle)
 symbolically with sympy.physics.mechanics and writes problems/generated/kane_pendulum.inc.
 
 Two independent formulations of the same system:
@@ -12,9 +12,9 @@ Two independent formulations of the same system:
 
 Usage: /usr/bin/python3 scripts/derive_kane_pendulum.py          (rewrites the .inc file)
        /usr/bin/python3 scripts/derive_kane_pendulum.py --check  (exit 1 if it is not current)
-       /usr/bin/python3 scripts/derive_kane_pendulum.py --seed-listing-energy
-           (the energy the seed listing's sign of u' gains over 2 s, against Kane's)
-Data (seed 004): m = 1 kg, g = 9.81 m/s^2 along N.x, kt = 0.01 N m/rad, kl = 2 N/m, l = 0.6 m.
+       /usr/bin/python3 scripts/derive_kane_pendulum.py --source-listing-energy
+           (the energy the source listing's sign of u' gains over 2 s, against Kane's)
+Data ([Notes-Kane-en] in docs/sources.md): m = 1 kg, g = 9.81 m/s^2 along N.x, kt = 0.01 N m/rad, kl = 2 N/m, l = 0.6 m.
 """
 import argparse
 import os
@@ -142,9 +142,9 @@ def generate():
     return "\n\n".join(parts) + "\n"
 
 
-def seed_listing_energy_gain(h=1e-4, t_end=2.0):
-    """Energy change over t_end of u' = sign·M_k⁻¹F_k from seed 004's initial state (classical RK4,
-    step h), for Kane's sign (+1) and for the seed listing's (−1: it solves with M = ∂F*/∂u', which
+def source_listing_energy_gain(h=1e-4, t_end=2.0):
+    """Energy change over t_end of u' = sign·M_k⁻¹F_k from the source's initial state (classical RK4,
+    step h), for Kane's sign (+1) and for the source listing's (−1: it solves with M = ∂F*/∂u', which
     is minus the mass matrix). Returns {sign: E(t_end) − E(0)}."""
     import numpy as np
     s = model()
@@ -182,13 +182,14 @@ def seed_listing_energy_gain(h=1e-4, t_end=2.0):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="fail if the committed file is not current")
-    parser.add_argument("--seed-listing-energy", action="store_true",
-                        help="print the energy change over 2 s with Kane's sign and with seed 004's")
+    parser.add_argument("--source-listing-energy", action="store_true",
+                        help="print the energy change over 2 s with Kane's sign and with the sign "
+                             "of the listing in [Notes-Kane-en]")
     opts = parser.parse_args()
-    if opts.seed_listing_energy:
-        gains = seed_listing_energy_gain()
+    if opts.source_listing_energy:
+        gains = source_listing_energy_gain()
         print(f"Kane's equations: E(2) - E(0) = {gains[1]:.2e} J")
-        print(f"seed 004 listing: E(2) - E(0) = {gains[-1]:.2e} J")
+        print(f"source listing:   E(2) - E(0) = {gains[-1]:.2e} J")
         return
     write_or_check(OUT, index_arrays(generate(), [("kq", 3), ("ku", 3), ("p", 5), ("v", 5)]),
                    opts.check, "scripts/derive_kane_pendulum.py")

@@ -1,5 +1,6 @@
 """Baumgarte figures: (alpha, beta) heat maps of drift and cost, and the impulse response of the
-constraint error against the closed form of Φ̈ + 2αΦ̇ + β²Φ = 0 (seed 002).
+constraint error against the closed form of Φ̈ + 2αΦ̇ + β²Φ = 0 ([Notes-Baumgarte-ja] in
+docs/sources.md).
 
 Same conventions as figures_runs: functions take cmbload.flatten rows and the results directory,
 return a result dict, raise cmbplot.Skipped without data.
@@ -217,7 +218,7 @@ def regime(alpha, beta):
 
 
 REGIMES = [("underdamped", "α < β"), ("critical", "α = β"), ("overdamped", "α > β")]
-SEED_GAINS = {"underdamped": (10.0, 20.0), "critical": (20.0, 20.0), "overdamped": (20.0, 10.0)}
+SOURCE_GAINS = {"underdamped": (10.0, 20.0), "critical": (20.0, 20.0), "overdamped": (20.0, 10.0)}
 
 
 def impulse_response(alpha, beta, t):
@@ -321,8 +322,8 @@ def impulse(rows, results_dir):
     fig, axes, _ = cmbplot.panels(len(present), cols, 4.4, 3.4)
     for ax, (response, kind, text) in zip(axes, present):
         mine = [c for c in cases if c["regime"] == kind and c["kind"] == response]
-        # One gain pair per panel: seed 002's when present, else the first run's.
-        pair = SEED_GAINS[kind] if any((c["alpha"], c["beta"]) == SEED_GAINS[kind]
+        # One gain pair per panel: that of [Notes-Baumgarte-ja] when present, else the first run's.
+        pair = SOURCE_GAINS[kind] if any((c["alpha"], c["beta"]) == SOURCE_GAINS[kind]
                                        for c in mine) else (mine[0]["alpha"], mine[0]["beta"])
         others = len({(c["alpha"], c["beta"]) for c in mine}) - 1
         mine = [c for c in mine if (c["alpha"], c["beta"]) == pair]
@@ -379,7 +380,8 @@ def impulse(rows, results_dir):
     return result("impulse_response", "Baumgarte impulse response",
                   "Constraint error of perturbed baumgarte runs against the closed-form "
                   "solution of Φ̈ + 2αΦ̇ + β²Φ = 0, one panel per damping regime (and per "
-                  "kind of perturbation) for one gain pair (seed 002's α, β = 10, 20; 20, 20; "
+                  "kind of perturbation) for one gain pair (those of [Notes-Baumgarte-ja] in "
+                  "docs/sources.md, α, β = 10, 20; 20, 20; "
                   "20, 10 when present): markers the "
                   "simulated Φ_0 normalized by the perturbation, lines the impulse response h "
                   "(Φ(0) = 0, Φ̇(0) = w) or the free response g (Φ(0) = p, Φ̇(0) = 0), up to "
