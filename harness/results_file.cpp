@@ -1,5 +1,6 @@
 #include "harness/results_file.hpp"
 
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -79,6 +80,17 @@ ResultsFile load_results(const std::string& path, const std::string& if_unreadab
   std::ostringstream text;
   text << in.rdbuf();
   return parse_results(text.str(), path);
+}
+
+std::string stable_hash(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  std::ostringstream out;
+  out << std::hex << h;
+  return out.str();
 }
 
 }  // namespace cmb

@@ -7,6 +7,7 @@
 
 #include "harness/context.hpp"
 #include "harness/output.hpp"
+#include "harness/results_file.hpp"
 #include "harness/run.hpp"
 
 namespace cmb {
@@ -16,16 +17,6 @@ namespace {
 constexpr int kGridIntervals = 100;
 
 // FNV-1a: a stable file name for a (problem, parameters, horizon, recipe) combination.
-std::string stable_hash(const std::string& text) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  std::ostringstream out;
-  out << std::hex << h;
-  return out.str();
-}
 
 Mat run_on_grid(const std::string& id, const nlohmann::json& params, double t_end,
                 const nlohmann::json& config) {
