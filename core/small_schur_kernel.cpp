@@ -10,7 +10,7 @@
 #include <cmath>
 #include <utility>
 
-#include "core/schur_kkt.hpp"
+#include "core/small_schur_kernel.hpp"
 
 namespace cmb {
 

@@ -31,7 +31,7 @@
 
 #include <Eigen/Cholesky>
 
-#include "core/acceleration_method.hpp"
+#include "methods/base/acceleration_method.hpp"
 #include "core/errors.hpp"
 #include "core/registry.hpp"
 

@@ -15,7 +15,7 @@
 // State: x = [q; v].
 // Fails when: J loses row rank → `singular`; gains too large for the step → divergence.
 #include "core/registry.hpp"
-#include "core/schur_kkt.hpp"
+#include "methods/base/schur_kkt_method.hpp"
 
 CMB_DEFINE_METHOD(baumgarte) {
   cmb::MethodEntry entry;

@@ -41,12 +41,12 @@
 #include <set>
 #include <sstream>
 
-#include "core/acceleration_method.hpp"
+#include "methods/base/acceleration_method.hpp"
 #include "core/errors.hpp"
 #include "core/padded_svd.hpp"
 #include "core/qp.hpp"
 #include "core/registry.hpp"
-#include "core/schur_kkt.hpp"
+#include "methods/base/schur_kkt_method.hpp"
 
 namespace cmb {
 namespace {

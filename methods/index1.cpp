@@ -18,7 +18,7 @@
 // Fails when: J loses row rank (redundant constraints, singular configurations) → `singular`;
 // M not positive definite → `singular`.
 #include "core/registry.hpp"
-#include "core/schur_kkt.hpp"
+#include "methods/base/schur_kkt_method.hpp"
 
 CMB_DEFINE_METHOD(index1) {
   cmb::MethodEntry entry;

@@ -45,7 +45,7 @@
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
-#include "core/schur_kkt.hpp"
+#include "methods/base/schur_kkt_method.hpp"
 
 namespace cmb {
 namespace {

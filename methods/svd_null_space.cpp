@@ -23,7 +23,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/acceleration_method.hpp"
+#include "methods/base/acceleration_method.hpp"
 #include "core/errors.hpp"
 #include "core/padded_svd.hpp"
 #include "core/registry.hpp"

@@ -2,7 +2,7 @@
 // name the key and what is valid; defaults fill in; the Baumgarte gain rules hold.
 #include <gtest/gtest.h>
 
-#include "core/acceleration_method.hpp"
+#include "methods/base/acceleration_method.hpp"
 #include "core/errors.hpp"
 #include "core/params.hpp"
 #include "catalog/catalog.hpp"

@@ -8,7 +8,7 @@
 #include <random>
 
 #include "core/kkt.hpp"
-#include "core/schur_kkt.hpp"
+#include "methods/base/schur_kkt_method.hpp"
 
 namespace cmb {
 namespace {

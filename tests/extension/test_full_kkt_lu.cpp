@@ -4,7 +4,7 @@
 // entry without any other edit.
 #include <Eigen/LU>
 
-#include "core/acceleration_method.hpp"
+#include "methods/base/acceleration_method.hpp"
 #include "core/registry.hpp"
 
 namespace cmb {

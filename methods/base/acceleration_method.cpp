@@ -1,4 +1,4 @@
-#include "core/acceleration_method.hpp"
+#include "methods/base/acceleration_method.hpp"
 
 #include <algorithm>
 
