@@ -7,6 +7,7 @@
 #include <boost/numeric/odeint.hpp>
 
 #include "harness/step_loop.hpp"
+#include "harness/stepper_runs.hpp"
 
 namespace cmb::detail {
 
@@ -191,6 +192,8 @@ LoopOutcome run_controlled_rk(Method& method, const StepperSettings& settings, V
   return out;
 }
 
+}  // namespace
+
 LoopOutcome run_bulirsch_stoer(Method& method, const StepperSettings& settings, Vec& x,
                                const std::vector<double>& sample_times,
                                const SampleObserver& observer, const LoopLimits& limits) {
@@ -226,38 +229,25 @@ LoopOutcome run_rosenbrock4(Method& method, const StepperSettings& settings, Vec
   return out;
 }
 
-}  // namespace
+LoopOutcome run_cash_karp54(Method& method, const StepperSettings& settings, Vec& x,
+                           const std::vector<double>& sample_times,
+                           const SampleObserver& observer, const LoopLimits& limits) {
+  using Stepper = odeint::runge_kutta_cash_karp54<State>;
+  return run_controlled_rk<Stepper>(method, settings, x, sample_times, observer, limits);
+}
 
-LoopOutcome integrate_adaptive(Method& method, const StepperSpec& spec,
-                               const StepperSettings& settings, Vec& x,
-                               const std::vector<double>& sample_times,
-                               const SampleObserver& observer, const LoopLimits& limits) {
-  if (spec.id == "cash_karp54")
-    return run_controlled_rk<odeint::runge_kutta_cash_karp54<State>>(method, settings, x,
-                                                                     sample_times, observer, limits);
-  if (spec.id == "dopri5")
-    return run_controlled_rk<odeint::runge_kutta_dopri5<State>>(method, settings, x, sample_times,
-                                                               observer, limits);
-  if (spec.id == "fehlberg78")
-    return run_controlled_rk<odeint::runge_kutta_fehlberg78<State>>(method, settings, x,
-                                                                    sample_times, observer, limits);
-  if (spec.id == "bulirsch_stoer")
-    return run_bulirsch_stoer(method, settings, x, sample_times, observer, limits);
-  if (spec.id == "rosenbrock4")
-    return run_rosenbrock4(method, settings, x, sample_times, observer, limits);
-  throw std::logic_error("adaptive stepper '" + spec.id + "' listed but not dispatched");
+LoopOutcome run_dopri5(Method& method, const StepperSettings& settings, Vec& x,
+                      const std::vector<double>& sample_times,
+                      const SampleObserver& observer, const LoopLimits& limits) {
+  using Stepper = odeint::runge_kutta_dopri5<State>;
+  return run_controlled_rk<Stepper>(method, settings, x, sample_times, observer, limits);
+}
+
+LoopOutcome run_fehlberg78(Method& method, const StepperSettings& settings, Vec& x,
+                          const std::vector<double>& sample_times,
+                          const SampleObserver& observer, const LoopLimits& limits) {
+  using Stepper = odeint::runge_kutta_fehlberg78<State>;
+  return run_controlled_rk<Stepper>(method, settings, x, sample_times, observer, limits);
 }
 
 }  // namespace cmb::detail
-
-namespace cmb {
-
-LoopOutcome integrate(Method& method, const StepperSpec& stepper, const StepperSettings& settings,
-                      Vec& x, const std::vector<double>& sample_times,
-                      const SampleObserver& observer, const LoopLimits& limits) {
-  if (stepper.kind == StepperKind::fixed)
-    return detail::integrate_fixed(method, stepper, settings, x, sample_times, observer, limits);
-  return detail::integrate_adaptive(method, stepper, settings, x, sample_times, observer, limits);
-}
-
-}  // namespace cmb

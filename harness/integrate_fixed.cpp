@@ -7,6 +7,7 @@
 #include <boost/numeric/odeint.hpp>
 
 #include "harness/step_loop.hpp"
+#include "harness/stepper_runs.hpp"
 
 namespace cmb::detail {
 
@@ -37,28 +38,32 @@ const double RungeKuttaGill::kRoot2 = std::sqrt(2.0);
 
 }  // namespace
 
-LoopOutcome integrate_fixed(Method& method, const StepperSpec& spec,
-                            const StepperSettings& settings, Vec& x,
-                            const std::vector<double>& sample_times,
-                            const SampleObserver& observer, const LoopLimits& limits) {
-  const double dt = settings.dt;
-  if (spec.id == "euler") {
-    odeint::euler<State> stepper;
-    return fixed_rk(stepper, method, dt, x, sample_times, observer, limits);
-  }
-  if (spec.id == "rk4") {
-    odeint::runge_kutta4<State> stepper;
-    return fixed_rk(stepper, method, dt, x, sample_times, observer, limits);
-  }
-  if (spec.id == "rk_gill") {
-    RungeKuttaGill stepper;
-    return fixed_rk(stepper, method, dt, x, sample_times, observer, limits);
-  }
-  if (spec.id == "adams_bashforth_moulton") {
-    odeint::adams_bashforth_moulton<4, State> stepper;
-    return fixed_rk(stepper, method, dt, x, sample_times, observer, limits);
-  }
-  throw std::logic_error("fixed-step stepper '" + spec.id + "' listed but not dispatched");
+LoopOutcome run_euler(Method& method, const StepperSettings& settings, Vec& x,
+                     const std::vector<double>& sample_times,
+                     const SampleObserver& observer, const LoopLimits& limits) {
+  odeint::euler<State> stepper;
+  return fixed_rk(stepper, method, settings.dt, x, sample_times, observer, limits);
+}
+
+LoopOutcome run_rk4(Method& method, const StepperSettings& settings, Vec& x,
+                   const std::vector<double>& sample_times,
+                   const SampleObserver& observer, const LoopLimits& limits) {
+  odeint::runge_kutta4<State> stepper;
+  return fixed_rk(stepper, method, settings.dt, x, sample_times, observer, limits);
+}
+
+LoopOutcome run_rk_gill(Method& method, const StepperSettings& settings, Vec& x,
+                       const std::vector<double>& sample_times,
+                       const SampleObserver& observer, const LoopLimits& limits) {
+  RungeKuttaGill stepper;
+  return fixed_rk(stepper, method, settings.dt, x, sample_times, observer, limits);
+}
+
+LoopOutcome run_adams_bashforth_moulton(Method& method, const StepperSettings& settings, Vec& x,
+                                       const std::vector<double>& sample_times,
+                                       const SampleObserver& observer, const LoopLimits& limits) {
+  odeint::adams_bashforth_moulton<4, State> stepper;
+  return fixed_rk(stepper, method, settings.dt, x, sample_times, observer, limits);
 }
 
 }  // namespace cmb::detail

@@ -157,14 +157,4 @@ LoopOutcome fixed_rk(Stepper& stepper, Method& method, double dt, Vec& x,
   return out;
 }
 
-LoopOutcome integrate_fixed(Method& method, const StepperSpec& stepper,
-                            const StepperSettings& settings, Vec& x,
-                            const std::vector<double>& sample_times,
-                            const SampleObserver& observer, const LoopLimits& limits);
-
-LoopOutcome integrate_adaptive(Method& method, const StepperSpec& stepper,
-                               const StepperSettings& settings, Vec& x,
-                               const std::vector<double>& sample_times,
-                               const SampleObserver& observer, const LoopLimits& limits);
-
 }  // namespace cmb::detail

@@ -17,17 +17,6 @@ namespace cmb {
 
 enum class StepperKind { fixed, adaptive };
 
-struct StepperSpec {
-  std::string id;
-  StepperKind kind;
-  int order;  // nominal order (of the solution, for embedded pairs); 0 = variable
-  std::string summary;
-};
-
-// Sorted by id; one line per stepper in steppers.cpp.
-const std::vector<StepperSpec>& stepper_list();
-const StepperSpec& find_stepper(const std::string& id);  // InputError lists the valid ids
-
 struct StepperSettings {
   double dt = std::numeric_limits<double>::quiet_NaN();  // fixed step, or first trial step
   double abs_tol = 1e-6;
@@ -73,6 +62,24 @@ struct LoopOutcome {
 
 // Called with the ODE state at t = 0 and at every sample time.
 using SampleObserver = std::function<void(double t, CVecRef x)>;
+
+// One entry per stepper (one line in steppers.cpp): what it is, and the function that runs the
+// shared step loop with the odeint type it stands for (harness/stepper_runs.hpp).
+using StepperRun = LoopOutcome (*)(Method& method, const StepperSettings& settings, Vec& x,
+                                   const std::vector<double>& sample_times,
+                                   const SampleObserver& observer, const LoopLimits& limits);
+
+struct StepperSpec {
+  std::string id;
+  StepperKind kind;
+  int order;  // nominal order (of the solution, for embedded pairs); 0 = variable
+  std::string summary;
+  StepperRun run;
+};
+
+// Sorted by id; one line per stepper in steppers.cpp.
+const std::vector<StepperSpec>& stepper_list();
+const StepperSpec& find_stepper(const std::string& id);  // InputError lists the valid ids
 
 // Integrates the bound method from t = 0 to sample_times.back() (= t_end, reached exactly).
 // Fixed-step: sample times are multiples of dt and observed exactly. Adaptive: the observer sees
