@@ -5,6 +5,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -282,7 +283,11 @@ void set_shard(CampaignOptions& options, const std::string& text) {
 }
 
 
-int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
+namespace {
+
+// The runs of this shard that pass the filter, in campaign order.
+std::vector<const CampaignRun*> select_runs(const Campaign& campaign,
+                                            const CampaignOptions& options) {
   std::vector<const CampaignRun*> selected;
   const KeyFilter filter(options.filter);
   std::size_t position = 0;
@@ -291,104 +296,78 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
     if (static_cast<int>(position++ % options.shard_count) == options.shard_index - 1)
       selected.push_back(&run);
   }
-  if (options.dry_run) {
-    for (const auto* run : selected) std::cout << run->key << "\n";
-    std::cout << selected.size() << " runs (of " << campaign.runs.size() << " in campaign '"
-              << campaign.name << "')\n";
-    return 0;
-  }
-  const fs::path out = options.out_dir.empty() ? default_out_dir(campaign.name) : options.out_dir;
-  check_output_dir(campaign, options, out);
-  std::vector<const CampaignRun*> pending = runs_to_do(selected, out);
-  make_directory(out / "runs");
-  make_directory(out / "series");
-  write_file_atomically((out / "campaign.json").string(), campaign.source.dump(2) + "\n");
+  return selected;
+}
 
-  const bool tty = ::isatty(STDOUT_FILENO);
-  catch_stop_signals();
-  const auto start = std::chrono::steady_clock::now();
-  std::map<pid_t, Worker> active;
-  std::size_t next = 0, finished = 0, failures = 0, internal_errors = 0;
-  const std::size_t total = pending.size();
-  auto report = [&](const CampaignRun& run, const std::string& status) {
+// One line per finished run (rewritten in place on a terminal): count, status, key, elapsed
+// time, ETA and failures so far.
+class Progress {
+ public:
+  explicit Progress(std::size_t total)
+      : total_(total), tty_(::isatty(STDOUT_FILENO)), start_(std::chrono::steady_clock::now()) {}
+  void finished(const CampaignRun& run, const std::string& status) {
+    ++finished_;
+    if (status != "ok") ++failures_;
     const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double eta = finished ? elapsed / finished * (total - finished) : 0.0;
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double eta = elapsed / finished_ * (total_ - finished_);
     std::ostringstream line;
-    line << "[" << finished << "/" << total << "] " << status << "  " << run.key << "  (elapsed "
-         << format_seconds(elapsed) << ", ETA " << format_seconds(eta) << ", failures " << failures
-         << ")";
-    if (tty)
+    line << "[" << finished_ << "/" << total_ << "] " << status << "  " << run.key
+         << "  (elapsed " << format_seconds(elapsed) << ", ETA " << format_seconds(eta)
+         << ", failures " << failures_ << ")";
+    if (tty_)
       std::cout << "\r\033[K" << line.str() << std::flush;
     else
       std::cout << line.str() << "\n" << std::flush;
-  };
-  while (next < pending.size() || !active.empty()) {
-    while (!stop_signal && next < pending.size() &&
-           static_cast<int>(active.size()) < options.jobs) {
-      std::fflush(nullptr);
-      const pid_t pid = ::fork();
-      if (pid < 0) throw std::runtime_error("fork failed");
-      if (pid == 0) {
-        default_stop_signals();
-        work(*pending[next], out);
-      }
-      active[pid] = Worker{pending[next++], std::chrono::steady_clock::now()};
-    }
-    int wstatus = 0;
-    const pid_t pid = stop_signal ? -1 : wait_for_worker(active, wstatus);
-    if (stop_signal) {
-      const int signal = stop_signal;
-      stop_workers(active, out);
-      if (tty) std::cout << "\n";
-      std::cerr << "cmbench: campaign stopped by signal " << signal << " after " << finished
-                << " of " << total << " runs; finish it with --resume\n";
-      std::fflush(nullptr);
-      default_stop_signals();
-      std::raise(signal);
-    }
-    if (pid < 0 && errno == EINTR) continue;
-    if (pid < 0) break;
-    const Worker worker = active.at(pid);
-    const CampaignRun& run = *worker.run;
-    active.erase(pid);
-    const fs::path record = out / "runs" / (run.file + ".json");
-    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kWorkerOutputFailed) {
-      stop_workers(active, out);
-      if (tty) std::cout << "\n";
-      throw OutputError("campaign stopped: a worker could not write the results of " + run.key +
-                        " into '" + out.string() + "' (its message is above); the runs "
-                        "recorded so far are kept: make room and finish with --resume");
-    }
-    const bool internal_error = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kWorkerInternalError;
-    if (worker.killed) {
-      const double limit = run.config.limits.wall_time_limit;
-      std::ostringstream why;
-      why << "wall-time limit reached: the worker was stopped " << limit + time_limit_margin(limit)
-          << " s after it started (limit " << limit << " s plus margin; the limit is otherwise "
-          << "checked between steps)";
-      write_file_atomically(record.string(),
-                            crash_record(run, why.str(), RunStatus::time_limit).dump(1) + "\n");
-    } else if (internal_error || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 ||
-               !fs::exists(record)) {
-      ++internal_errors;
-      if (!internal_error || !fs::exists(record)) {
-        const std::string why =
-            WIFSIGNALED(wstatus) ? "worker crashed with signal " + std::to_string(WTERMSIG(wstatus))
-                                 : "worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
-        write_file_atomically(record.string(), crash_record(run, why).dump(1) + "\n");
-      }
-    }
-    std::ifstream in(record);
-    const json result = json::parse(in, nullptr, false);
-    const std::string status = result.is_discarded() ? "unreadable" : result.value("status", "?");
-    ++finished;
-    if (status != "ok") ++failures;
-    report(run, status);
   }
-  if (tty) std::cout << "\n";
-  default_stop_signals();
+  void end_line() const {
+    if (tty_) std::cout << "\n";
+  }
+  std::size_t count() const { return finished_; }
+  std::size_t total() const { return total_; }
 
+ private:
+  std::size_t total_, finished_ = 0, failures_ = 0;
+  bool tty_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Records what the parent knows of a worker that did not leave a normal record: killed past
+// its time limit (time_limit), crashed or failed internally (diverged, with the reason). Returns
+// true for a crash or an internal error.
+bool record_ended_worker(const Worker& worker, int wstatus, const fs::path& record) {
+  const CampaignRun& run = *worker.run;
+  const bool internal_error = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kWorkerInternalError;
+  if (worker.killed) {
+    const double limit = run.config.limits.wall_time_limit;
+    std::ostringstream why;
+    why << "wall-time limit reached: the worker was stopped " << limit + time_limit_margin(limit)
+        << " s after it started (limit " << limit << " s plus margin; the limit is otherwise "
+        << "checked between steps)";
+    write_file_atomically(record.string(),
+                          crash_record(run, why.str(), RunStatus::time_limit).dump(1) + "\n");
+    return false;
+  }
+  const bool exited_ok = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 && fs::exists(record);
+  if (exited_ok) return false;
+  if (!internal_error || !fs::exists(record)) {
+    const std::string why =
+        WIFSIGNALED(wstatus) ? "worker crashed with signal " + std::to_string(WTERMSIG(wstatus))
+                             : "worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
+    write_file_atomically(record.string(), crash_record(run, why).dump(1) + "\n");
+  }
+  return true;
+}
+
+std::string status_in(const fs::path& record) {
+  std::ifstream in(record);
+  const json result = json::parse(in, nullptr, false);
+  return result.is_discarded() ? "unreadable" : result.value("status", "?");
+}
+
+// Gathers the selected runs' records into results.json; returns how many are not ok.
+std::size_t write_results(const Campaign& campaign, const CampaignOptions& options,
+                          const std::vector<const CampaignRun*>& selected, const fs::path& out) {
   json runs = json::array();
   std::size_t not_ok = 0;
   for (const auto* run : selected) {
@@ -406,6 +385,77 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
                         {"context", run_context()},
                         {"runs", runs}};
   write_file_atomically((out / "results.json").string(), results.dump(1) + "\n");
+  return not_ok;
+}
+
+[[noreturn]] void stop_by_signal(std::map<pid_t, Worker>& active, const fs::path& out,
+                                 const Progress& progress) {
+  const int signal = stop_signal;
+  stop_workers(active, out);
+  progress.end_line();
+  std::cerr << "cmbench: campaign stopped by signal " << signal << " after " << progress.count()
+            << " of " << progress.total() << " runs; finish it with --resume\n";
+  std::fflush(nullptr);
+  default_stop_signals();
+  std::raise(signal);
+  std::_Exit(128 + signal);  // not reached: the default action of these signals ends the process
+}
+
+}  // namespace
+
+int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
+  const std::vector<const CampaignRun*> selected = select_runs(campaign, options);
+  if (options.dry_run) {
+    for (const auto* run : selected) std::cout << run->key << "\n";
+    std::cout << selected.size() << " runs (of " << campaign.runs.size() << " in campaign '"
+              << campaign.name << "')\n";
+    return 0;
+  }
+  const fs::path out = options.out_dir.empty() ? default_out_dir(campaign.name) : options.out_dir;
+  check_output_dir(campaign, options, out);
+  const std::vector<const CampaignRun*> pending = runs_to_do(selected, out);
+  make_directory(out / "runs");
+  make_directory(out / "series");
+  write_file_atomically((out / "campaign.json").string(), campaign.source.dump(2) + "\n");
+
+  catch_stop_signals();
+  Progress progress(pending.size());
+  std::map<pid_t, Worker> active;
+  std::size_t next = 0, internal_errors = 0;
+  while (next < pending.size() || !active.empty()) {
+    while (!stop_signal && next < pending.size() &&
+           static_cast<int>(active.size()) < options.jobs) {
+      std::fflush(nullptr);
+      const pid_t pid = ::fork();
+      if (pid < 0) throw std::runtime_error("fork failed");
+      if (pid == 0) {
+        default_stop_signals();
+        work(*pending[next], out);
+      }
+      active[pid] = Worker{pending[next++], std::chrono::steady_clock::now()};
+    }
+    int wstatus = 0;
+    const pid_t pid = stop_signal ? -1 : wait_for_worker(active, wstatus);
+    if (stop_signal) stop_by_signal(active, out, progress);
+    if (pid < 0 && errno == EINTR) continue;
+    if (pid < 0) break;
+    const Worker worker = active.at(pid);
+    active.erase(pid);
+    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kWorkerOutputFailed) {
+      stop_workers(active, out);
+      progress.end_line();
+      throw OutputError("campaign stopped: a worker could not write the results of " +
+                        worker.run->key + " into '" + out.string() + "' (its message is above); "
+                        "the runs recorded so far are kept: make room and finish with --resume");
+    }
+    const fs::path record = out / "runs" / (worker.run->file + ".json");
+    internal_errors += record_ended_worker(worker, wstatus, record);
+    progress.finished(*worker.run, status_in(record));
+  }
+  progress.end_line();
+  default_stop_signals();
+
+  const std::size_t not_ok = write_results(campaign, options, selected, out);
   std::cout << selected.size() << " runs, " << not_ok << " not ok; results in "
             << (out / "results.json").string() << "\n";
   if (internal_errors > 0)
