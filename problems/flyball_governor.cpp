@@ -5,7 +5,7 @@
 // cube of 0.1 m, density 3000 kg/m³ (0.3 kg rods and shaft, 3 kg slider); 5 kg point masses at
 // the rods' free ends; two spring-dampers k = 8e5 N/m, c = 4e4 N·s/m, rest length 0.5 m;
 // gravity 9.81 m/s² along the shaft axis; initial shaft spin 2π rad/s; 10 s; output s(t).
-// Geometry as cmbench reads it (documented in scripts/derive_flyball_governor.py): rods pinned
+// Geometry as cmbench reads it (documented in problems/derive/flyball_governor.py): rods pinned
 // at (±0.05, 0, 1) in the shaft frame, 30° below the horizontal at t = 0, swinging in the shaft's
 // plane; slider centre at height s = 0.5 m; springs from the slider's side points (±0.05, 0, s)
 // to the rod midpoints, at rest length at t = 0.

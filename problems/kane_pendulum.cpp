@@ -12,14 +12,14 @@
 // holonomic rows keeping Q on B's axis: (Q − B_o)·B.x = 0, (Q − B_o)·B.z = 0. nq = 5, mh = 2.
 // Reference: Kane's equations in the minimal coordinates (q1, q2, q3) — generalized active and
 // inertia forces, sympy's KanesMethod — integrated by Bulirsch–Stoer at tolerance 1e-13. Both
-// formulations are derived by scripts/derive_kane_pendulum.py into
+// formulations are derived by problems/derive/kane_pendulum.py into
 // problems/generated/kane_pendulum.inc (a test checks that file is current).
 // Energy (kinetic + gravity + springs) is conserved. Outputs: q1, q2 [rad], xQ, yQ, zQ [m].
 // Departure from the source: its listing forms M = ∂F*/∂u̇ and F = F*|u̇=0 + Fr from the
 // generalized inertia forces F* and integrates u̇ = M⁻¹F. Since F* = −M_k u̇ + …, that M is minus
 // the mass matrix and Kane's equations Fr + F* = 0 read u̇ = −M⁻¹F: the listing's sign makes the
 // system gain energy (18.2 J in 2 s from the source's initial state, RK4 with h = 1e-4, against
-// 1e-13 J with Kane's sign: scripts/derive_kane_pendulum.py --source-listing-energy). The
+// 1e-13 J with Kane's sign: problems/derive/kane_pendulum.py --source-listing-energy). The
 // reference here solves sympy's KanesMethod equations M_k u̇ = F_k, with the right sign.
 #include <array>
 #include <boost/numeric/odeint.hpp>

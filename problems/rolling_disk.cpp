@@ -7,7 +7,7 @@
 // centre is C = P + r·(unit vector from contact to centre), so contact is built in.
 // Two nonholonomic rows: the disk's material contact point has no horizontal velocity.
 // nq = 5, mh = 0, mn = 2. Lagrange's equations, the rows, γ and the energy are derived by
-// scripts/derive_rolling_disk.py (sympy) into problems/generated/rolling_disk.inc.
+// problems/derive/rolling_disk.py (sympy) into problems/generated/rolling_disk.inc.
 // Initial state: steady turning with lean θ0 = 0.3 rad and yaw rate Ω = 1 rad/s; the spin rate
 // (−4.2924 rad/s) and contact-point velocity solve the reduced equations exactly (the script
 // derives them and asserts the remaining equations vanish).
@@ -34,7 +34,7 @@ class RollingDisk : public GeneratedProblem<5, 2> {
             {"rolling_disk",
              "Thin disk rolling without slipping (steady turning)",
              "classical rolling disk (e.g. [NeimarkFufaev1972]; [OReilly1996]); equations "
-             "derived in scripts/derive_rolling_disk.py",
+             "derived in problems/derive/rolling_disk.py",
              {"nonholonomic", "spatial"}},
             params, Sizes{5, 0, 2},
             {gen::disk_mass_matrix, gen::disk_forces, nullptr, gen::disk_constraint_matrix,

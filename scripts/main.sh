@@ -13,6 +13,6 @@ for name in ${CMB_CAMPAIGNS:-default baumgarte_study scaling}; do
   out="results/${name}/${stamp}"
   echo "== campaign ${name} -> ${out}"
   build/cmbench campaign "campaigns/${name}.json" --out "$out" --resume "$@"
-  /usr/bin/python3 scripts/report.py "$out"
+  bash scripts/report.sh "$out"
   echo "   report: ${out}/report.md (and report.html)"
 done

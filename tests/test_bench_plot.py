@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Script test (run by ctest): scripts/bench_plot.py on synthetic Google Benchmark output.
+"""Script test (run by ctest): python3 -m cmbench.bench on synthetic Google Benchmark output.
 
 Costs are built as c·nq^s with known s per family and method (one set as repetitions with
 median aggregates, one as single iterations), so the fitted slopes must be s (to the 1e-6 the
@@ -18,7 +18,9 @@ import tempfile
 
 SOURCE = (os.path.abspath(sys.argv[1]) if len(sys.argv) > 1
           else os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCRIPT = os.path.join(SOURCE, "scripts", "bench_plot.py")
+# The figure script as its users run it: the cmbench package on the path, -m cmbench.bench.
+SCRIPT = ["-m", "cmbench.bench"]
+ENV = dict(os.environ, PYTHONPATH=os.path.join(SOURCE, "python"))
 failures = []
 
 
@@ -69,8 +71,8 @@ def main():
         with open(bench, "w") as f:
             json.dump(synthetic(), f)
         out = os.path.join(tmp, "out")
-        p = subprocess.run([sys.executable, SCRIPT, bench, "--out", out], capture_output=True,
-                           text=True)
+        p = subprocess.run([sys.executable, *SCRIPT, bench, "--out", out], capture_output=True,
+                           text=True, env=ENV)
         check(p.returncode == 0, f"exit {p.returncode}: {p.stderr}")
         for name in ("bench_scaling.png", "bench_scaling.pdf", "bench_scaling.md", "bench_rhs.md"):
             check(os.path.isfile(os.path.join(out, name)), f"{name} not written")
@@ -98,15 +100,15 @@ def main():
         with open(bad, "w") as f:
             f.write("{not json")
         out_bad = os.path.join(tmp, "out_bad")
-        p = subprocess.run([sys.executable, SCRIPT, bad, "--out", out_bad], capture_output=True,
-                           text=True)
+        p = subprocess.run([sys.executable, *SCRIPT, bad, "--out", out_bad], capture_output=True,
+                           text=True, env=ENV)
         check(p.returncode == 2 and "not a Google Benchmark JSON file" in p.stderr,
               f"malformed input: exit {p.returncode}, {p.stderr}")
         check(not os.path.exists(out_bad), "nothing written for malformed input")
     if failures:
         print("\n".join("FAIL: " + f for f in failures))
         return 1
-    print("bench_plot.py: all checks passed")
+    print("test_bench_plot.py: all checks passed")
     return 0
 
 

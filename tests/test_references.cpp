@@ -244,7 +244,7 @@ TEST(KanePendulum, ConstrainedFormulationMatchesKaneEquations) {
 
 
 // Issue #4's acceptance for rolling_disk: steady turning is an exact solution (derived and
-// checked in scripts/derive_rolling_disk.py); the drift-free projection method must keep lean,
+// checked in problems/derive/rolling_disk.py); the drift-free projection method must keep lean,
 // yaw rate and spin rate constant to 1e-8 over 10 s, and energy must hold.
 TEST(RollingDisk, SteadyTurningStaysSteady) {
   RunConfig c = tight_run("rolling_disk", "projection");

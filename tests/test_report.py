@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Script test (run by ctest): scripts/report.py and its modules on real and synthetic results.
+"""Script test (run by ctest): the report (python -m cmbench.report) and the cmbench package's
+modules on real and synthetic results.
 
-1. The smoke campaign (run with the cmbench binary given): cmbload reads it (series file names
+1. The smoke campaign (run with the cmbench binary given): cmbench.load reads it (series file names
    match the campaign runner's), report.py writes every figure the data supports (PDF and PNG),
    tables quoting values of the JSON, report.md and a self-contained report.html linking all of
    them, and names the figures it skipped.
@@ -21,7 +22,8 @@
    good ones, a truncated runs/*.json record, a truncated or garbled series CSV — is left out
    with a warning naming it and the rest reported, exit 0. Never a traceback.
 
-Usage: test_report.py CMBENCH_BINARY [SOURCE_DIR]   (SOURCE_DIR defaults to this file's ../)
+Usage: PYTHONPATH=python test_report.py CMBENCH_BINARY [SOURCE_DIR]
+       (SOURCE_DIR defaults to this file's ../; ctest sets PYTHONPATH)
 """
 import json
 import math
@@ -34,14 +36,14 @@ import tempfile
 
 import numpy as np
 
+from cmbench import load, plot, report, tables
+from cmbench.figures import baumgarte as baumgarte_figures, runs as run_figures
+
 SOURCE = (os.path.abspath(sys.argv[2]) if len(sys.argv) > 2
           else os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(SOURCE, "scripts"))
-import cmbload  # noqa: E402
-import cmbplot  # noqa: E402
-import figures_baumgarte  # noqa: E402
-import figures_runs  # noqa: E402
-import report  # noqa: E402
+# The report as its users run it: python3 -m cmbench.report with the package on the path.
+REPORT = ["/usr/bin/python3", "-m", "cmbench.report"]
+REPORT_ENV = dict(os.environ, PYTHONPATH=os.path.join(SOURCE, "python"))
 
 failures = []
 
@@ -67,31 +69,30 @@ def smoke(cmbench, tmp):
     out = os.path.join(tmp, "smoke")
     subprocess.run([cmbench, "campaign", os.path.join(SOURCE, "campaigns", "smoke.json"),
                     "--jobs", "2", "--out", out], check=True, capture_output=True)
-    run = subprocess.run(["/usr/bin/python3", os.path.join(SOURCE, "scripts", "report.py"), out],
-                         capture_output=True, text=True)
+    run = subprocess.run(REPORT + [out], capture_output=True, text=True, env=REPORT_ENV)
     check(run.returncode == 0, f"report.py failed on the smoke campaign: {run.stderr[-2000:]}")
 
-    # cmbload: every record, its series under the runner's file name, flat rows.
-    records = cmbload.load(out)
+    # load: every record, its series under the runner's file name, flat rows.
+    records = load.load(out)
     doc = json.load(open(os.path.join(out, "results.json")))
-    check(len(records) == len(doc["runs"]) == 24, f"cmbload.load: {len(records)} records")
-    check(all(cmbload.series_path(out, r) for r in records), "cmbload: a run's series not found")
-    data = cmbload.series(out, records[0])
+    check(len(records) == len(doc["runs"]) == 24, f"load.load: {len(records)} records")
+    check(all(load.series_path(out, r) for r in records), "load: a run's series not found")
+    data = load.series(out, records[0])
     check({"t", "position_residual", "velocity_residual", "energy_error"} <= set(data),
-          f"cmbload.series columns: {sorted(data)}")
-    check(len(data.get("t", [])) == records[0]["samples"] + 1, "cmbload.series row count")
-    rows = [cmbload.flatten(r) for r in records]
+          f"load.series columns: {sorted(data)}")
+    check(len(data.get("t", [])) == records[0]["samples"] + 1, "load.series row count")
+    rows = [load.flatten(r) for r in records]
     r0, f0 = records[0], rows[0]
     check(f0["final_error"] == r0["metrics"]["error"]["final_abs_max"]
           and f0["drift_velocity_max"] == r0["metrics"]["drift"]["velocity"]["max"]
           and f0["rhs_calls"] == r0["work"]["rhs_calls"] and f0["nq"] == 2
           and f0["method_label"] == "index1" and f0["dt"] == 0.01 and f0["order"] == 4
           and math.isclose(f0["cost_per_rhs"], r0["timing"]["min_s"] / r0["work"]["rhs_calls"]),
-          f"cmbload.flatten: {f0}")
+          f"load.flatten: {f0}")
     baumgarte = next(r for r in rows if r["method"] == "baumgarte")
     check(baumgarte["method_label"] == "baumgarte(alpha=10, beta=10)",
           f"method label {baumgarte['method_label']!r}")
-    check(len(cmbload.frame(records)) == 24, "cmbload.frame length")
+    check(len(load.frame(records)) == 24, "load.frame length")
 
     for name in SMOKE_FIGURES:
         for ext in ("pdf", "png"):
@@ -129,7 +130,7 @@ def smoke(cmbench, tmp):
               f"{name} is not a booktabs table")
     drift_md = open(os.path.join(out, "drift_energy_table.md")).read()
     crank = next(r["case_key"] for r in rows if r["problem"] == "crank_rocker")
-    reps, _ = figures_runs.representatives(rows, crank)
+    reps, _ = run_figures.representatives(rows, crank)
     rep = reps.get("projection")
     check(rep is not None and rep["kind"] == "adaptive" and rep["tol"] == 1e-9,
           "representative run: not the tightest dopri5 run")
@@ -202,7 +203,7 @@ def write_results(directory, name, records, series=None):
     os.makedirs(os.path.join(directory, "runs"))
     os.makedirs(os.path.join(directory, "series"))
     for r in records:
-        stem = cmbload.series_stem(r)
+        stem = load.series_stem(r)
         with open(os.path.join(directory, "runs", stem + ".json"), "w") as f:
             json.dump(r, f)
         columns = (series or {}).get(r["key"])
@@ -313,10 +314,10 @@ def synthetic(tmp):
     names = {f["name"] for f in produced}
     for name in ("convergence", "scaling", "baumgarte_heatmaps", "impulse_response"):
         check(name in names, f"synthetic set: {name} not drawn (skipped: {skipped})")
-    rows = [cmbload.flatten(r) for r in cmbload.load(out)]
+    rows = [load.flatten(r) for r in load.load(out)]
 
     # Convergence: exact power law -> the fitted order is p; floor point left out.
-    fits = {(f["case"], f["variant"]): f for f in figures_runs.convergence_fits(rows)}
+    fits = {(f["case"], f["variant"]): f for f in run_figures.convergence_fits(rows)}
     slope = fits.get(("crank_rocker", "index1"), {}).get("slope")
     check(slope is not None and abs(slope - CONV_ORDER) < 1e-9,
           f"convergence: fitted order {slope}, expected {CONV_ORDER}")
@@ -332,7 +333,7 @@ def synthetic(tmp):
             check(nonempty(os.path.join(out, f"{name}.{ext}")), f"synthetic {name}.{ext}")
 
     # Scaling: exact power law in nq -> slope s in every panel, panels per family and all.
-    panels = figures_runs.scaling_points(rows)
+    panels = run_figures.scaling_points(rows)
     check(set(panels) == {"n_pendulum", "n_four_bar", "all problems"},
           f"scaling panels {sorted(panels)}")
     scaling = next((f for f in produced if f["name"] == "scaling"), {"data": {}})
@@ -342,7 +343,7 @@ def synthetic(tmp):
     check(len(scaling["data"]) == 6, f"scaling fits: {sorted(scaling['data'])}")
 
     # Heat map: a 3x3 grid with one failed cell and the index1 reference.
-    grids = [g for g in figures_baumgarte.heatmap_grids(rows)
+    grids = [g for g in baumgarte_figures.heatmap_grids(rows)
              if g["case"]["problem"] == "slider_crank"]
     check(len(grids) == 1 and grids[0]["alphas"] == GAINS and grids[0]["betas"] == GAINS
           and grids[0]["index1"] is not None, f"heat-map grids: {len(grids)}")
@@ -353,7 +354,7 @@ def synthetic(tmp):
           "baumgarte_heatmaps.md lacks the index1 reference")
 
     # Impulse response: deviation ~0 for the right data, large for the wrong data.
-    cases = figures_baumgarte.impulse_cases(rows, out)
+    cases = baumgarte_figures.impulse_cases(rows, out)
     check(len(cases) == len(IMPULSE_CASES), f"impulse cases: {len(cases)}")
     check({c["regime"] for c in cases} == {"underdamped", "critical", "overdamped"},
           "impulse regimes")
@@ -408,8 +409,8 @@ def gain_study_records():
 
 
 def test_grouping():
-    rows = [cmbload.flatten(r) for r in gain_study_records()]
-    series = cmbload.group_series(rows)
+    rows = [load.flatten(r) for r in gain_study_records()]
+    series = load.group_series(rows)
     by = {(s["case_label"], s["variant"], s["stepper"]): s for s in series}
     expected = {(case, f"baumgarte α={a:g} β={b:g}", "rk4")
                 for a, b in GAIN_PAIRS
@@ -426,16 +427,16 @@ def test_grouping():
     check([r["tol"] for r in dopri["runs"]] == [1e-8, 1e-6],
           "grouping: runs differing only in tol belong to one series")
     key = "kane_pendulum[N=2]/index1/dopri5/tol={}/t_end={}/assembly=project"
-    same = cmbload.sweep_key(key.format("1e-06,atol=1e-09", 5))
-    check(same == cmbload.sweep_key(key.format("1e-08,atol=1e-09", 5))
-          and same != cmbload.sweep_key(key.format("1e-06,atol=1e-10", 5))
-          and same != cmbload.sweep_key(key.format("1e-06,atol=1e-09", 10))
-          and same != cmbload.sweep_key(key.format("1e-06,atol=1e-09", 5).replace(
+    same = load.sweep_key(key.format("1e-06,atol=1e-09", 5))
+    check(same == load.sweep_key(key.format("1e-08,atol=1e-09", 5))
+          and same != load.sweep_key(key.format("1e-06,atol=1e-10", 5))
+          and same != load.sweep_key(key.format("1e-06,atol=1e-09", 10))
+          and same != load.sweep_key(key.format("1e-06,atol=1e-09", 5).replace(
               "/assembly=project", "")),
           "sweep_key: only tol is swept; a held atol, t_end and assembly tell series apart")
 
     # Through the figures: one fit and one line per series, never a merged one.
-    fits = {(f["case_label"], f["variant"]): f for f in figures_runs.convergence_fits(rows)}
+    fits = {(f["case_label"], f["variant"]): f for f in run_figures.convergence_fits(rows)}
     clean = fits.get(("crank_rocker, unperturbed", "baumgarte α=10 β=20"), {})
     check(clean.get("slope") is not None and abs(clean["slope"] - 4) < 0.01
           and clean.get("failed") == 1 and len(clean.get("points", [])) == 3,
@@ -448,7 +449,7 @@ def test_grouping():
               and "inconsistent" in (perturbed.get("reason") or ""),
               f"convergence: a perturbation-dominated sweep has no order: {perturbed}")
     with tempfile.TemporaryDirectory() as out:
-        wp = figures_runs.work_precision(rows, out)
+        wp = run_figures.work_precision(rows, out)
     panels = {p["title"]: p for p in wp["data"]["panels"]}
     check(not wp["data"]["faceted"] and set(panels) == {"crank_rocker, unperturbed",
                                                        "crank_rocker, perturbed p=0.001: rk4"},
@@ -467,7 +468,7 @@ def test_fit_rules():
     def points(errors, accuracy=1e-15, scale=1.0):
         return [(dt, e, accuracy, scale) for dt, e in zip(dts, errors)]
 
-    slope, reason, classes = figures_runs.fit_order(points([3 * dt ** 4 for dt in dts]), 4)
+    slope, reason, classes = run_figures.fit_order(points([3 * dt ** 4 for dt in dts]), 4)
     check(slope is not None and abs(slope - 4) < 0.01 and reason is None
           and classes == ["fitted"] * 4, f"fit: C·dt^4 gives {slope}, {reason}")
     cases = [  # (errors at dt = 0.01 … 0.00125, nominal order, accuracy, scale, reason)
@@ -482,15 +483,15 @@ def test_fit_rules():
         ([dt ** 7 for dt in dts], 4, None, 1.0, "slope 7.00 inconsistent"),
     ]
     for errors, nominal, accuracy, scale, expected in cases:
-        slope, reason, _ = figures_runs.fit_order(points(errors, accuracy, scale), nominal)
+        slope, reason, _ = run_figures.fit_order(points(errors, accuracy, scale), nominal)
         check(slope is None and reason == expected,
               f"fit of {errors} (accuracy {accuracy}, scale {scale}): slope {slope}, reason "
               f"{reason!r}, expected {expected!r}")
     # The same errors are in range on outputs of size 100: a fit, order 1.
-    slope, _, _ = figures_runs.fit_order(points([8e-3, 4e-3, 2e-3, 1e-3], scale=100.0), 1)
+    slope, _, _ = run_figures.fit_order(points([8e-3, 4e-3, 2e-3, 1e-3], scale=100.0), 1)
     check(slope is not None and abs(slope - 1) < 1e-9, f"fit with output scale 100: {slope}")
     # The review's case: errors O(1) at two steps and a diverged run (Andrews' squeezer, RK4).
-    slope, reason, classes = figures_runs.fit_order(
+    slope, reason, classes = run_figures.fit_order(
         [(0.0005, 0.07, 4.3e-9, 0.53), (0.001, 2.2, 4.3e-9, 0.53)], 4, failed=1)
     check(slope is None and reason.startswith("errors O(1)") and "1 failed" in reason
           and classes == ["large", "large"], f"Andrews-like sweep: {slope}, {reason}")
@@ -498,7 +499,7 @@ def test_fit_rules():
     rng = np.random.default_rng(7)
     for _ in range(500):
         errors = 10 ** rng.uniform(-12, -3, size=4)
-        slope, _, _ = figures_runs.fit_order(points(list(errors)), 4)
+        slope, _, _ = run_figures.fit_order(points(list(errors)), 4)
         check(slope is None or 0.5 <= slope <= 6, f"fit of random errors: slope {slope}")
     # The output scale is the median |reference value| at t_end.
     rec = record("andrews_squeezer", "index1", "rk4", {"dt": 0.001})
@@ -507,8 +508,8 @@ def test_fit_rules():
                "max_abs": 0.0}
         for name, v in (("beta", 15.81), ("Theta", -15.76), ("gamma", 0.04), ("Phi", -0.53),
                         ("delta", 0.52))}
-    check(cmbload.flatten(rec)["output_scale"] == 0.53,
-          f"output_scale: {cmbload.flatten(rec)['output_scale']}, expected the median 0.53")
+    check(load.flatten(rec)["output_scale"] == 0.53,
+          f"output_scale: {load.flatten(rec)['output_scale']}, expected the median 0.53")
 
 
 METHODS = ["index1", "baumgarte", "projection", "coordinate_partitioning", "svd_null_space",
@@ -545,20 +546,20 @@ def front_series(points):
 
 
 def test_crowded_panels():
-    rows = [cmbload.flatten(r) for r in crowded_records()]
-    series = cmbload.group_series(rows)
-    plan, faceted = cmbplot.facet_panels(series)
+    rows = [load.flatten(r) for r in crowded_records()]
+    series = load.group_series(rows)
+    plan, faceted = plot.facet_panels(series)
     sizes = {(p["case_label"], p["stepper"]): len(p["series"]) for p in plan}
     check(faceted and sizes == {("crank_rocker", "rk4"): 8, ("crank_rocker", "dopri5"): 8,
                                 ("slider_crank", "rk4"): 26},
           f"faceting: 16 series of two steppers split by stepper; 26 of one stepper cannot be: "
           f"{sizes}")
-    few, few_faceted = cmbplot.facet_panels([s for s in series if s["case"] == "crank_rocker"
+    few, few_faceted = plot.facet_panels([s for s in series if s["case"] == "crank_rocker"
                                              and s["stepper"] == "rk4"])
     check(not few_faceted and len(few) == 1, "faceting: 8 series stay in one panel")
     with tempfile.TemporaryDirectory() as out:
-        wp = figures_runs.work_precision(rows, out)
-        conv = figures_runs.convergence(rows, out)
+        wp = run_figures.work_precision(rows, out)
+        conv = run_figures.convergence(rows, out)
     panels = {p["title"]: p for p in wp["data"]["panels"]}
     for title in ("crank_rocker: rk4", "crank_rocker: dopri5"):
         check(len(panels.get(title, {}).get("named", [])) == 8,
@@ -577,14 +578,14 @@ def test_crowded_panels():
 
 
 def test_branch_switch():
-    rows = [cmbload.flatten(r) for r in gain_study_records()]
+    rows = [load.flatten(r) for r in gain_study_records()]
     switched = [r for r in rows if r["status"] == "branch_switch"]
-    check(len(switched) == 1 and switched[0] not in figures_runs.ok(rows),
+    check(len(switched) == 1 and switched[0] not in run_figures.ok(rows),
           "branch_switch: not a successful run")
     counts = report.run_counts(rows)
     check(counts == f"runs: {len(rows)} ({len(rows) - 1} ok; 1 failed: 1 branch_switch)",
           f"run counts: {counts}")
-    _, body = report.precision_table(rows)
+    _, body = tables.precision_table(rows)
     check(not any("0.0005" in cell for row in body for cell in row),
           f"precision table: the branch_switch run is no configuration: {body}")
     grid = [record("slider_crank", "baumgarte", "dopri5", {"tol": 1e-6},
@@ -592,8 +593,8 @@ def test_branch_switch():
                    status="branch_switch" if (a, b) == (5.0, 5.0) else "ok")
             for a in (1.0, 5.0) for b in (1.0, 5.0)]
     with tempfile.TemporaryDirectory() as out:
-        figures_baumgarte.heatmaps([cmbload.flatten(r) for r in grid], out)
-        table = open(os.path.join(out, figures_baumgarte.HEATMAP_DOC)).read()
+        baumgarte_figures.heatmaps([load.flatten(r) for r in grid], out)
+        table = open(os.path.join(out, baumgarte_figures.HEATMAP_DOC)).read()
     check("| 5 | 1.00e-09 | branch_switch |" in table,
           f"heat map: the branch_switch cell shows its status, not a value:\n{table}")
 
@@ -601,8 +602,7 @@ def test_branch_switch():
 # --- 4. bad input -----------------------------------------------------------------------------
 
 def report_on(directory):
-    return subprocess.run(["/usr/bin/python3", os.path.join(SOURCE, "scripts", "report.py"),
-                           directory], capture_output=True, text=True)
+    return subprocess.run(REPORT + [directory], capture_output=True, text=True, env=REPORT_ENV)
 
 
 def expect(case, directory, code, messages):
@@ -745,11 +745,11 @@ def test_bad_series_csv(tmp):
     representative), truncated in the middle of a row or with a cell that is not a number:
     left out with a warning naming it; the figures drawn from the other runs' series."""
     source = os.path.join(tmp, "smoke")
-    rows = [cmbload.flatten(r) for r in json.load(open(os.path.join(source,
+    rows = [load.flatten(r) for r in json.load(open(os.path.join(source,
                                                                       "results.json")))["runs"]]
     crank = next(r["case_key"] for r in rows if r["problem"] == "crank_rocker")
-    rep = figures_runs.representatives(rows, crank)[0]["projection"]
-    stem = os.path.basename(cmbload.series_path(source, rep))
+    rep = run_figures.representatives(rows, crank)[0]["projection"]
+    stem = os.path.basename(load.series_path(source, rep))
     for damage in ("truncated", "garbled"):
         directory = smoke_copy(tmp, f"bad_series_{damage}")
         path = os.path.join(directory, "series", stem)

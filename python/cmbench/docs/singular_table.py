@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The singular-configuration table of docs/methods.md: IFToMM A02 (n_four_bar, N = 4) over
 20 s, which passes its singular positions (all rockers horizontal, J loses rank) at
 t ≈ 0.72, 1.24, ... s; every configuration with fehlberg78 at tolerance 1e-10 and with rk4 at
@@ -6,20 +5,18 @@ dt = 1 ms. Columns: status, time reached, max error over the samples (metrics.er
 "–" when the run did not finish), max |E − E0| up to the end, and what detected a branch
 switch (the branch indicator named in the message, or the method's Newton root guard).
 
-Usage: /usr/bin/python3 scripts/singular_table.py [--cmbench build/cmbench] [--write]
+Usage: python3 -m cmbench.docs.singular_table [--cmbench build/cmbench] [--write]
 Prints the table (each row one `cmbench run ... --repeat 0`); --write also puts it into
 docs/methods.md between its markers <!--table:singular--> and <!--/table-->.
 
-scripts/doc_numbers.py checks the whole table against the binary; its 24 runs take about 80 s
+cmbench.docs.numbers checks the whole table against the binary; its 24 runs take about 80 s
 (coordinate_partitioning + fehlberg78 alone about 30 s), so the table is `slow`: only
-`doc_numbers.py --check --all` regenerates it, the ctest skips it.
+`cmbench.docs.numbers --check --all` regenerates it, the ctest skips it.
 """
-import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cmbplot import fmt  # noqa: E402
+from ..plot import fmt
 
 TABLE_ID = "singular"
 DOC = "docs/methods.md"
@@ -86,5 +83,5 @@ def cells(key, records):
 
 
 if __name__ == "__main__":
-    import doc_tables
-    doc_tables.main(sys.modules[__name__], repeat=0)
+    from . import run_table
+    run_table.main(sys.modules[__name__], repeat=0)

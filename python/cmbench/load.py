@@ -1,10 +1,10 @@
 """Loading cmbench result sets: run records, flat rows and sampled series.
 
-    import cmbload
-    records = cmbload.load("results/default/2026-11-22_71d8b2b2d77d")
-    rows = [cmbload.flatten(r) for r in records]          # or cmbload.frame(records)
-    data = cmbload.series(results_dir, records[0])         # {"t": array, "position_residual": ...}
-    lines = cmbload.group_series(rows)                     # runs differing only in dt or tol
+    from cmbench import load
+    records = load.load("results/default/2026-11-22_71d8b2b2d77d")
+    rows = [load.flatten(r) for r in records]             # or load.frame(records)
+    data = load.series(results_dir, records[0])            # {"t": array, "position_residual": ...}
+    lines = load.group_series(rows)                        # runs differing only in dt or tol
 
 A results directory holds results.json (schema cmbench.results/1), runs/<stem>.json (the same
 records, one per file) and series/<stem>.csv per run; a run's series is found through the stem of
@@ -419,7 +419,7 @@ def series_stem(record):
 
 
 def _stems_from_runs(results_dir):
-    """key -> stem from the records in runs/ (cmbload.run_files)."""
+    """key -> stem from the records in runs/ (run_files)."""
     return {record["key"]: os.path.basename(path)[:-5] for path, record in run_files(results_dir)
             if isinstance(record, dict) and isinstance(record.get("key"), str)}
 

@@ -1,7 +1,8 @@
-"""What the regenerated tables of the docs share (drift_table.py, singular_table.py): a table
+"""What the regenerated tables of the docs share (drift_table, singular_table): a table
 module declares TABLE_ID, DOC, SLOW, HEADER, KEY_COLUMNS, EXEMPT, rows(cmbench) and
 cells(key, records); this module runs its rows, renders it and gives it its command line.
-doc_numbers.py checks such tables cell by cell (EXEMPT columns, e.g. timings, are not checked).
+cmbench.docs.numbers checks such tables cell by cell (EXEMPT columns, e.g. timings, are not
+checked).
 """
 import argparse
 import json
@@ -40,5 +41,5 @@ def main(module, repeat=0):
     lines = build(module, os.path.abspath(opts.cmbench), repeat)
     print("\n".join(lines))
     if opts.write:
-        import doc_numbers
-        doc_numbers.replace_table(module.DOC, module.TABLE_ID, lines)
+        from . import numbers
+        numbers.replace_table(module.DOC, module.TABLE_ID, lines)

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Writes docs/bad_input.md: every bad-input case of tests/bad_inputs.json with the message and
 exit code cmbench gives it (measured by running the binary).
 
-Usage: /usr/bin/python3 scripts/bad_input_table.py CMBENCH [--check]
+Usage: python3 -m cmbench.docs.bad_input_table CMBENCH [--check]   (PYTHONPATH=python)
 With --check, fails (exit 1) when the committed table differs from what the binary prints now.
 """
 import json
@@ -12,7 +11,8 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from . import ROOT
+
 CASES = os.path.join(ROOT, "tests", "bad_inputs.json")
 TABLE = os.path.join(ROOT, "docs", "bad_input.md")
 
@@ -21,10 +21,10 @@ HEADER = """# Bad input: what cmbench says
 Every case below is a test (`tests/test_bad_input.cpp` reads the same list,
 `tests/bad_inputs.json`): the command exits with code 2, its message contains the expected text,
 and nothing is written where it was told to write. The messages were produced by the binary;
-regenerate with `/usr/bin/python3 scripts/bad_input_table.py build/cmbench` (a ctest checks the
-table is current). Campaign cases run `cmbench campaign campaign.json` on the file shown.
-Numerical failures during a run are not input errors: they are recorded run statuses
-(docs/json_schema.md).
+regenerate with `PYTHONPATH=python python3 -m cmbench.docs.bad_input_table build/cmbench` (a
+ctest checks the table is current). Campaign cases run `cmbench campaign campaign.json` on the
+file shown. Numerical failures during a run are not input errors: they are recorded run
+statuses (docs/json_schema.md).
 
 | # | case | command | exit | message |
 |---|---|---|---|---|
@@ -67,7 +67,8 @@ def main():
     if "--check" in sys.argv[2:]:
         current = open(TABLE).read() if os.path.exists(TABLE) else ""
         if current != text:
-            sys.exit("docs/bad_input.md is out of date: run scripts/bad_input_table.py " + sys.argv[1])
+            sys.exit("docs/bad_input.md is out of date: run PYTHONPATH=python python3 -m "
+                     "cmbench.docs.bad_input_table " + sys.argv[1])
         return
     with open(TABLE, "w") as f:
         f.write(text)

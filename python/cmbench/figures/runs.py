@@ -1,7 +1,7 @@
 """Figures over whole result sets: work-precision, drift and energy over time, convergence
-order, cost scaling. Each figure function takes the rows of cmbload.flatten (campaign order) and
+order, cost scaling. Each figure function takes the rows of load.flatten (campaign order) and
 the results directory, writes NAME.pdf and NAME.png there, and returns a result dict
-(name, title, caption, files, tables, data); it raises cmbplot.Skipped when the results set holds
+(name, title, caption, files, tables, data); it raises plot.Skipped when the results set holds
 no data for it.
 """
 import math
@@ -9,9 +9,8 @@ import statistics
 
 import numpy as np
 
-import cmbload
-import cmbplot
-from cmbplot import Skipped
+from .. import load, plot
+from ..plot import Skipped
 
 RESIDUAL_FLOOR = 1e-17  # log-scale figures draw smaller values (exact zeros) at this level
 
@@ -37,7 +36,7 @@ def _error_or_inf(r):
 
 
 def representatives(rows, case):
-    """One run per method of a case (cmbload.case_key) for the time-series figures and the
+    """One run per method of a case (load.case_key) for the time-series figures and the
     drift/energy table: the stepper (adaptive if any) that the most methods ran successfully on
     the case, at its tightest tolerance (or smallest dt) per method; among parameter variants of
     a method the one with the smallest final error. A method that never succeeded with that
@@ -77,7 +76,7 @@ def _front_series(panel, points):
     accurate), from the one reaching the front fastest to the most accurate."""
     runs = [(p, s["key"]) for s in panel["series"] for p in points[s["key"]]]
     first_on_front = {}
-    for i in cmbplot.pareto_front([p for p, _ in runs]):
+    for i in plot.pareto_front([p for p, _ in runs]):
         first_on_front.setdefault(runs[i][1], runs[i][0])
     return sorted(first_on_front, key=first_on_front.get)
 
@@ -87,10 +86,10 @@ def _named_series(panel, points):
     most MAX_SERIES series names all; a crowded one those on its Pareto front, at most
     MAX_SERIES spread along it."""
     n = len(panel["series"])
-    if n <= cmbplot.MAX_SERIES:
+    if n <= plot.MAX_SERIES:
         return [s["key"] for s in panel["series"]], ""
     front = _front_series(panel, points)
-    chosen = set(cmbplot.spread(front, cmbplot.MAX_SERIES))
+    chosen = set(plot.spread(front, plot.MAX_SERIES))
     if len(chosen) == len(front):
         note = f"colour: the {len(front)} of {n} series on the Pareto front"
     else:
@@ -106,20 +105,20 @@ def _draw_wp_panel(ax, panel, points, steppers, faceted):
     for s in panel["series"]:
         pts = points[s["key"]]
         if s["key"] not in named:
-            style, label = cmbplot.grey_style(s["method"]), None
+            style, label = plot.grey_style(s["method"]), None
         else:
-            label = cmbplot.series_label(s, panel)
+            label = plot.series_label(s, panel)
             if note:  # colours run through the palette in legend order
-                style = cmbplot.highlight_style(s["method"], named.index(s["key"]))
+                style = plot.highlight_style(s["method"], named.index(s["key"]))
             elif faceted:
-                style = cmbplot.method_style(s["method"])
+                style = plot.method_style(s["method"])
             else:
-                style = cmbplot.style_for(s["method"], s["stepper"], steppers)
+                style = plot.style_for(s["method"], s["stepper"], steppers)
                 if s["kind"] == "fixed":
                     style["markerfacecolor"] = "none"
             labels.append(label)
         ax.loglog([p[0] for p in pts], [p[1] for p in pts], label=label, **style)
-    ax.set_title(cmbplot.panel_title(panel) + (f"\n{note}" if note else ""), fontsize="small")
+    ax.set_title(plot.panel_title(panel) + (f"\n{note}" if note else ""), fontsize="small")
     ax.set_xlabel("time per run [s] (min of repetitions)")
     ax.set_ylabel("final error (max abs over outputs)")
     ax.grid(True, which="major", alpha=0.3)
@@ -127,44 +126,44 @@ def _draw_wp_panel(ax, panel, points, steppers, faceted):
 
 
 def work_precision(rows, results_dir):
-    series = [s for s in cmbload.group_series(rows) if _wp_points(s)]
+    series = [s for s in load.group_series(rows) if _wp_points(s)]
     if not series:
         raise Skipped("no successful run with both a final error (a reference) and a time")
     points = {s["key"]: _wp_points(s) for s in series}
     steppers = sorted({s["stepper"] for s in series})
-    plan, faceted = cmbplot.facet_panels(series)
-    crowded = any(len(p["series"]) > cmbplot.MAX_SERIES for p in plan)
+    plan, faceted = plot.facet_panels(series)
+    crowded = any(len(p["series"]) > plot.MAX_SERIES for p in plan)
     width = 4.2 + (2.2 if crowded else 0)
-    fig, axes, spare = cmbplot.facet_grid(plan, faceted, 3, width, 3.6)
+    fig, axes, spare = plot.facet_grid(plan, faceted, 3, width, 3.6)
     panels = []
     for ax, panel in zip(axes, plan):
         named = _draw_wp_panel(ax, panel, points, steppers, faceted)
         if crowded:
-            cmbplot.panel_legend(ax)
-        panels.append({"title": cmbplot.panel_title(panel), "series": len(panel["series"]),
+            plot.panel_legend(ax)
+        panels.append({"title": plot.panel_title(panel), "series": len(panel["series"]),
                        "named": named,
                        "runs": sum(len(points[s["key"]]) for s in panel["series"])})
     if not crowded:
-        cmbplot.shared_legend(fig, axes, spare)
+        plot.shared_legend(fig, axes, spare)
     else:
         fig.tight_layout()
     return result("work_precision", "Work-precision diagrams", _wp_caption(faceted, crowded),
-                  cmbplot.save(fig, results_dir, "work_precision"),
+                  plot.save(fig, results_dir, "work_precision"),
                   data={"faceted": faceted, "panels": panels})
 
 
 def _wp_caption(faceted, crowded):
     layout = ("a row of panels per problem case, a column per stepper, the panels of a row "
-              f"sharing their axes (a case holds more than {cmbplot.MAX_SERIES} series)" if faceted
+              f"sharing their axes (a case holds more than {plot.MAX_SERIES} series)" if faceted
               else "one panel per problem case")
     text = ("Final error against run time (minimum of the timed repetitions), one line per "
             "series — runs that differ only in the swept tolerance or step size (method "
             f"parameter variants, steppers and initial perturbations apart); {layout}.")
     if crowded:
-        return text + (f" In a panel with more than {cmbplot.MAX_SERIES} series only those "
+        return text + (f" In a panel with more than {plot.MAX_SERIES} series only those "
                        "with a run on the panel's Pareto front (no other run both faster and "
                        f"more accurate) are coloured and named in its legend, at most "
-                       f"{cmbplot.MAX_SERIES} spread along the front; the others are light "
+                       f"{plot.MAX_SERIES} spread along the front; the others are light "
                        "grey. Colours tell the named series of a panel apart, markers give "
                        "the method.")
     return text + (" Colour and marker give the method" +
@@ -178,11 +177,11 @@ def _chosen_series(rows, results_dir, need):
     """case label -> (stepper, [(row, series)]) for the representatives whose series holds the
     columns in `need`."""
     out = {}
-    for case, problem in cmbload.case_labels(rows).items():
+    for case, problem in load.case_labels(rows).items():
         reps, stepper = representatives(rows, case)
         picked = []
-        for method, r in sorted(reps.items(), key=lambda kv: cmbplot.method_order(kv[0])):
-            data = cmbload.series(results_dir, r)
+        for method, r in sorted(reps.items(), key=lambda kv: plot.method_order(kv[0])):
+            data = load.series(results_dir, r)
             if data and all(c in data for c in need) and len(data["t"]) > 1:
                 picked.append((r, data))
         if picked:
@@ -191,7 +190,7 @@ def _chosen_series(rows, results_dir, need):
 
 
 def _semilogy(ax, r, t, values, label):
-    style = cmbplot.method_style(r["method"])
+    style = plot.method_style(r["method"])
     style["markevery"] = max(1, len(t) // 10)
     ax.semilogy(t, np.maximum(np.abs(values), RESIDUAL_FLOOR), label=label, **style)
 
@@ -201,7 +200,7 @@ def drift(rows, results_dir):
     if not chosen:
         raise Skipped("no series CSV with position and velocity residuals for a successful run")
     problems = list(chosen)
-    fig, axes, spare = cmbplot.panels(2 * len(problems), 4, 3.4, 2.9)
+    fig, axes, spare = plot.panels(2 * len(problems), 4, 3.4, 2.9)
     for i, problem in enumerate(problems):
         stepper, picked = chosen[problem]
         ax_p, ax_v = axes[2 * i], axes[2 * i + 1]
@@ -222,14 +221,14 @@ def drift(rows, results_dir):
         for ax in (ax_p, ax_v):
             ax.set_xlabel("time t [s]")
             ax.grid(True, alpha=0.3)
-    cmbplot.shared_legend(fig, axes, spare)
+    plot.shared_legend(fig, axes, spare)
     return result("drift", "Constraint drift over time",
                   "Position residual max|Φ_i| (left of each pair) and velocity residual "
                   "max|ψ_i| (right) against time for one run per method: the stepper most "
                   "methods ran, at its tightest tolerance (the configuration of each run is in "
                   f"the drift and energy table). Values below {RESIDUAL_FLOOR:g} are drawn at "
                   f"{RESIDUAL_FLOOR:g}.",
-                  cmbplot.save(fig, results_dir, "drift"))
+                  plot.save(fig, results_dir, "drift"))
 
 
 def energy(rows, results_dir):
@@ -240,7 +239,7 @@ def energy(rows, results_dir):
     if not chosen:
         raise Skipped("no series CSV with an energy_error column for a successful run")
     problems = list(chosen)
-    fig, axes, spare = cmbplot.panels(len(problems), 3, 4.2, 3.2)
+    fig, axes, spare = plot.panels(len(problems), 3, 4.2, 3.2)
     for ax, problem in zip(axes, problems):
         stepper, picked = chosen[problem]
         for r, data in picked:
@@ -249,12 +248,12 @@ def energy(rows, results_dir):
         ax.set_xlabel("time t [s]")
         ax.set_ylabel("|E − E0|")
         ax.grid(True, alpha=0.3)
-    cmbplot.shared_legend(fig, axes, spare)
+    plot.shared_legend(fig, axes, spare)
     return result("energy", "Energy error over time",
                   "Energy error |E − E0| against time on the problems with an energy invariant, "
                   "one run per method, chosen as for the drift figure. Values below "
                   f"{RESIDUAL_FLOOR:g} are drawn at {RESIDUAL_FLOOR:g}.",
-                  cmbplot.save(fig, results_dir, "energy"))
+                  plot.save(fig, results_dir, "energy"))
 
 
 # --- convergence order ------------------------------------------------------------------------
@@ -270,7 +269,7 @@ ORDER_MARGIN = 2
 def point_class(error, accuracy, scale):
     """'floor' (error ≤ FLOOR_FACTOR × the reference's accuracy), 'large' (error ≥
     LARGE_FRACTION × scale, the typical magnitude of the scored outputs — the median of their
-    |reference value| at t_end, cmbload's output_scale —, or ≥ LARGE_FRACTION absolute when the
+    |reference value| at t_end, load's output_scale —, or ≥ LARGE_FRACTION absolute when the
     record gives no scale) or 'in range'."""
     if error <= FLOOR_FACTOR * (accuracy or 0.0):
         return "floor"
@@ -321,7 +320,7 @@ def fit_order(points, nominal, failed=0):
     elif any(later <= earlier for (_, earlier), (_, later) in zip(usable, usable[1:])):
         reason = "not monotone in dt"
     else:
-        slope = cmbplot.loglog_fit([p[0] for p in usable], [p[1] for p in usable])[0]
+        slope = plot.loglog_fit([p[0] for p in usable], [p[1] for p in usable])[0]
         if not MIN_ORDER <= slope <= (nominal + ORDER_MARGIN if nominal else math.inf):
             slope, reason = None, f"slope {slope:.2f} inconsistent"
     in_range = "unfitted" if reason else "fitted"
@@ -329,12 +328,12 @@ def fit_order(points, nominal, failed=0):
 
 
 def convergence_fits(rows):
-    """Observed orders of the fixed-step series (cmbload.group_series) that sweep at least two
+    """Observed orders of the fixed-step series (load.group_series) that sweep at least two
     step sizes against a reference: the series dict plus "points" [(dt, error, class)] of its
     successful runs, "failed" (runs of another status), "dts", "slope" (None without a fit)
     and "reason"."""
     fits = []
-    for s in cmbload.group_series(rows):
+    for s in load.group_series(rows):
         dts = sorted({r["dt"] for r in s["runs"] if r["dt"]})
         if s["kind"] != "fixed" or len(dts) < 2 or \
                 all(r["reference_kind"] in (None, "none") for r in s["runs"]):
@@ -357,12 +356,12 @@ def _named_fits(panel):
     most MAX_SERIES series names all; a crowded one MAX_SERIES: those with a fitted order
     first, then others spread over the range of errors at the smallest step."""
     n = len(panel["series"])
-    if n <= cmbplot.MAX_SERIES:
+    if n <= plot.MAX_SERIES:
         return [f["key"] for f in panel["series"]], ""
     fits = sorted(panel["series"], key=_error_at_smallest_dt)
-    fitted = cmbplot.spread([f for f in fits if f["slope"] is not None], cmbplot.MAX_SERIES)
-    rest = cmbplot.spread([f for f in fits if f["slope"] is None],
-                          cmbplot.MAX_SERIES - len(fitted))
+    fitted = plot.spread([f for f in fits if f["slope"] is not None], plot.MAX_SERIES)
+    rest = plot.spread([f for f in fits if f["slope"] is None],
+                          plot.MAX_SERIES - len(fitted))
     chosen = {f["key"] for f in fitted + rest}
     return ([f["key"] for f in panel["series"] if f["key"] in chosen],
             f"colour: {len(chosen)} of {n} series, the rest grey")
@@ -391,11 +390,11 @@ def _draw_convergence_panel(ax, panel, steppers):
     for fit in panel["series"]:
         pts = [p for p in fit["points"] if p[1] > 0]
         if fit["key"] not in named:
-            style, label = cmbplot.grey_style(fit["method"]), None
+            style, label = plot.grey_style(fit["method"]), None
         else:
-            style = (cmbplot.highlight_style(fit["method"], named.index(fit["key"])) if note
-                     else cmbplot.style_for(fit["method"], fit["stepper"], steppers))
-            label = cmbplot.series_label(fit, panel) + (
+            style = (plot.highlight_style(fit["method"], named.index(fit["key"])) if note
+                     else plot.style_for(fit["method"], fit["stepper"], steppers))
+            label = plot.series_label(fit, panel) + (
                 f": p = {fit['slope']:.2f}" if fit["slope"] is not None else ": no fit")
         # Filled only where a point entered a fitted order: the reader sees what p rests on.
         ax.loglog([p[0] for p in pts], [p[1] for p in pts], label=label,
@@ -407,12 +406,12 @@ def _draw_convergence_panel(ax, panel, steppers):
         dts.update(p[0] for p in pts)
     _range_lines(ax, panel)
     ax.set_xticks(sorted(dts), [f"{dt:g}" for dt in sorted(dts)])
-    ax.xaxis.set_minor_formatter(cmbplot.null_formatter())
-    ax.set_title(cmbplot.panel_title(panel) + (f"\n{note}" if note else ""), fontsize="small")
+    ax.xaxis.set_minor_formatter(plot.null_formatter())
+    ax.set_title(plot.panel_title(panel) + (f"\n{note}" if note else ""), fontsize="small")
     ax.set_xlabel("step size dt [s]")
     ax.set_ylabel("final error (max abs over outputs)")
     ax.grid(True, which="major", alpha=0.3)
-    cmbplot.panel_legend(ax)
+    plot.panel_legend(ax)
 
 
 CONVERGENCE_HEADER = ["problem", "method", "stepper", "nominal order", "dt range",
@@ -438,15 +437,15 @@ def convergence(rows, results_dir):
         raise Skipped("fixed-step sweeps exist, but none has a successful run with a "
                       "positive error against the reference")
     steppers = sorted({f["stepper"] for f in drawn})
-    plan, faceted = cmbplot.facet_panels(drawn)
-    fig, axes, _ = cmbplot.facet_grid(plan, faceted, 3, 6.6, 3.6)
+    plan, faceted = plot.facet_panels(drawn)
+    fig, axes, _ = plot.facet_grid(plan, faceted, 3, 6.6, 3.6)
     for ax, panel in zip(axes, plan):
         _draw_convergence_panel(ax, panel, steppers)
     fig.tight_layout()
-    files = cmbplot.save(fig, results_dir, "convergence")
+    files = plot.save(fig, results_dir, "convergence")
     table = convergence_table(fits)
     with open(f"{results_dir}/convergence_table.md", "w") as f:
-        f.write(cmbplot.markdown_table(CONVERGENCE_HEADER, table))
+        f.write(plot.markdown_table(CONVERGENCE_HEADER, table))
     caption = (
         "Final error against the step size of the fixed-step steppers (log-log), one line per "
         "series (a method variant and stepper on one problem case). The observed order p, "
@@ -458,9 +457,9 @@ def convergence(rows, results_dir):
         "whose error falls with dt, and kept only within [0.5, nominal + 2]; the legend "
         "gives p only for such fits ('no fit' otherwise, the reason in the table). Filled "
         "markers: points in a fit; hollow: the rest.")
-    if any(len(p["series"]) > cmbplot.MAX_SERIES for p in plan):
-        caption += (f" A panel with more than {cmbplot.MAX_SERIES} series names "
-                    f"{cmbplot.MAX_SERIES} in colour (those with a fitted order first, then "
+    if any(len(p["series"]) > plot.MAX_SERIES for p in plan):
+        caption += (f" A panel with more than {plot.MAX_SERIES} series names "
+                    f"{plot.MAX_SERIES} in colour (those with a fitted order first, then "
                     "others spread over the errors at the smallest step) and draws the rest "
                     "light grey; every series is in the table.")
     return result("convergence", "Observed order of convergence", caption, files,
@@ -507,16 +506,16 @@ def scaling(rows, results_dir):
     panels_ = scaling_points(rows)
     if not panels_:
         raise Skipped("fewer than two problem sizes (nq) with timed successful runs")
-    fig, axes, _ = cmbplot.panels(len(panels_), 3, 4.4, 3.6)
+    fig, axes, _ = plot.panels(len(panels_), 3, 4.4, 3.6)
     table, slopes = [], {}
     for ax, (panel, by_method) in zip(axes, panels_.items()):
-        for method, pts in sorted(by_method.items(), key=lambda kv: cmbplot.method_order(kv[0])):
-            fit = cmbplot.loglog_fit([p[0] for p in pts], [p[1] for p in pts])
+        for method, pts in sorted(by_method.items(), key=lambda kv: plot.method_order(kv[0])):
+            fit = plot.loglog_fit([p[0] for p in pts], [p[1] for p in pts])
             slope = fit[0] if fit else None
             slopes[(panel, method)] = slope
             label = method if slope is None else f"{method}: slope {slope:.2f}"
             ax.loglog([p[0] for p in pts], [p[1] for p in pts], label=label,
-                      **cmbplot.method_style(method))
+                      **plot.method_style(method))
             table.append([panel, method, str(len(pts)), f"{pts[0][0]} … {pts[-1][0]}",
                           f"{pts[0][1]:.3g}", "–" if slope is None else f"{slope:.3f}"])
         ax.set_title(panel)
@@ -525,9 +524,9 @@ def scaling(rows, results_dir):
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize="xx-small")
     fig.tight_layout()
-    files = cmbplot.save(fig, results_dir, "scaling")
+    files = plot.save(fig, results_dir, "scaling")
     with open(f"{results_dir}/scaling_table.md", "w") as f:
-        f.write(cmbplot.markdown_table(SCALING_HEADER, table))
+        f.write(plot.markdown_table(SCALING_HEADER, table))
     return result("scaling", "Cost per right-hand-side call against size",
                   "Run time (minimum of the repetitions, else the instrumented run) divided by "
                   "the number of RHS calls, against the number of coordinates nq (log-log); per "

@@ -1,5 +1,6 @@
-"""Code generation shared by the symbolic derivation scripts (derive_*.py): sympy expressions
-become inline C++ functions writing into an output array, with common subexpressions hoisted."""
+"""Code generation shared by the symbolic derivation scripts beside it (problems/derive/*.py):
+sympy expressions become inline C++ functions writing into an output array, with common
+subexpressions hoisted."""
 import argparse
 import os
 import re

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Numbers in README.md and docs/*.md are regenerated, not typed.
 
 Every accuracy, drift, energy, multiplier, step or RHS-call count and status quoted in the prose
@@ -8,9 +7,10 @@ command once, as `cmbench run ARGS --out X.json --repeat 0` in a scratch directo
 self-converged reference cache, two processes at a time) and compares or rewrites the text.
 
 Usage:
-  /usr/bin/python3 scripts/doc_numbers.py --check [--all] [--cmbench build/cmbench]
-  /usr/bin/python3 scripts/doc_numbers.py --write [--all] [--cmbench build/cmbench]
-  /usr/bin/python3 scripts/doc_numbers.py --list          # claims, commands and quoted values
+  python3 -m cmbench.docs.numbers --check [--all] [--cmbench build/cmbench]
+  python3 -m cmbench.docs.numbers --write [--all] [--cmbench build/cmbench]
+  python3 -m cmbench.docs.numbers --list          # claims, commands and quoted values
+(PYTHONPATH=python from the repository root.)
 
 --check exits 1 listing every mismatch (file:line, claim id, text value, measured value);
 --write rewrites the quoted values in place. Claims and tables marked slow are skipped unless
@@ -19,8 +19,8 @@ development machine (A02 N = 40 with dense truncation takes 230 s, N = 1000 augm
 175 s), and the singular-configuration table (24 runs, about 80 s); the others (about 60 runs,
 30–40 s of CPU, most of it flyball_governor's self-converged reference) make up the ctest
 docs_numbers_are_current, which runs `--check` without --all.
-Paths: the repository is the directory above this script (any cwd works); --cmbench defaults
-to build/cmbench there.
+Paths: the repository is the one this package lives in (python/cmbench/docs; any cwd works);
+--cmbench defaults to build/cmbench there.
 
 Marker syntax (HTML comments: invisible in rendered Markdown):
   inline value   <!--n:CLAIM_ID-->2.6e-10<!--/n-->
@@ -32,7 +32,7 @@ Marker syntax (HTML comments: invisible in rendered Markdown):
                  are shown literally there). The check refuses both.
   whole table    a line <!--table:TABLE_ID-->, a blank line, the Markdown table, a blank line,
                  a line <!--/table-->. TABLE_ID names a table module (TABLES below:
-                 scripts/drift_table.py, scripts/singular_table.py) that gives each row's key
+                 cmbench.docs.drift_table, cmbench.docs.singular_table) that gives each row's key
                  cells, commands and cells; columns in its EXEMPT set (timings) are not checked
                  and --write keeps their committed text.
 
@@ -55,9 +55,8 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from doc_tables import line as table_line  # noqa: E402
+from . import ROOT
+from .run_table import line as table_line
 
 DOCS = ["README.md", "docs/methods.md", "docs/performance.md", "docs/robustness.md",
         "docs/problems.md", "docs/extending.md", "docs/campaigns.md", "docs/json_schema.md",
@@ -259,8 +258,7 @@ CLAIMS = [
 
 
 def table_modules():
-    import drift_table
-    import singular_table
+    from . import drift_table, singular_table
     return {m.TABLE_ID: m for m in (drift_table, singular_table)}
 
 
@@ -553,7 +551,7 @@ def main():
         header = [raw for _, raw in body[:2]]
         if header != module.HEADER:
             mismatches.append(f"{rel}: table {table_id}: header differs from "
-                              f"scripts/{module.__name__}.py")
+                              f"{module.__name__}")
         new_lines = list(module.HEADER)
         for key, arg_lists in rows:
             measured = module.cells(key, [record_of(a) for a in arg_lists])
@@ -576,7 +574,7 @@ def main():
             new_lines.append(table_line(measured))
         for key in committed:
             mismatches.append(f"{rel}: table {table_id}: row {' | '.join(key)} is not produced "
-                              f"by scripts/{module.__name__}.py")
+                              f"by {module.__name__}")
         if opts.write:
             table_writes.append((rel, table_id, new_lines))
 

@@ -11,19 +11,18 @@ the chain end coincides with the ground point (0,0,1) (3 rows) and rod 5's J6 ax
 to the ground's x axis (2 rows). Grubler's count gives 5 - 5 = 0 degrees of freedom, but the
 rows are dependent everywhere (rank 4): the real mobility is 1.
 Lagrange's equations M(q) q'' = Q(q, q') - J^T lambda, the rows, J and gamma = -(J q')_q q' are
-generated here. Usage: /usr/bin/python3 scripts/derive_bricard.py [--check]
+generated here. Usage: /usr/bin/python3 problems/derive/bricard.py [--check]
 """
 import os
-import sys
 
 import sympy as sm
 import sympy.physics.mechanics as me
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sympy_codegen import generate_file  # noqa: E402
+from sympy_codegen import generate_file
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "problems", "generated", "bricard.inc")
+# problems/: this script is in problems/derive/, its output in problems/generated/.
+PROBLEMS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(PROBLEMS, "generated", "bricard.inc")
 MASS, LENGTH, SIDE, G = 1.0, 1.0, 0.1, 9.81
 
 
@@ -78,7 +77,7 @@ def derive():
 
 def main():
     Mm, Qf, Phi, J, gamma, energy, j3 = derive()
-    generate_file(__doc__, OUT, "scripts/derive_bricard.py", "bricard_generated",
+    generate_file(__doc__, OUT, "problems/derive/bricard.py", "bricard_generated",
                   "// p: joint angles (a1..a5); w: their rates. Matrices are written row-major.",
                   [("bricard_mass_matrix", ["p"], Mm, "5 x 5", {}),
                    ("bricard_forces", ["p", "w"], Qf, "5", {}),

@@ -1,22 +1,19 @@
-#!/usr/bin/env python3
 """The drift table of docs/methods.md: every method on the pendulum (100 s) and the crank-rocker
 (10 s) with dopri5 at tolerance 1e-8, default parameters.
 
-Usage: /usr/bin/python3 scripts/drift_table.py [--cmbench build/cmbench] [--write]
+Usage: python3 -m cmbench.docs.drift_table [--cmbench build/cmbench] [--write]
 Prints the table (each row one `cmbench run ... --repeat 3`; the last column is the minimum of
 the 3 timed repetitions); --write also puts it into docs/methods.md between its markers
 <!--table:drift--> and <!--/table-->.
 
-scripts/doc_numbers.py checks every column but the timing one against the binary (ctest
+cmbench.docs.numbers checks every column but the timing one against the binary (ctest
 docs_numbers_are_current) through rows(), cells() and EXEMPT below.
 """
-import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cmbload import flatten  # noqa: E402
-from cmbplot import fmt  # noqa: E402
+from ..load import flatten
+from ..plot import fmt
 
 TABLE_ID = "drift"
 DOC = "docs/methods.md"
@@ -25,7 +22,7 @@ HEADER = ["| problem | method | status | max \\|Φ\\| | max \\|ψ\\| | max error
           "| RHS calls | min time [s] |",
           "|---|---|---|---|---|---|---|---|---|"]
 KEY_COLUMNS = 2          # problem, method: identify a row
-EXEMPT = {8}             # min time: noisy, not checked (doc_numbers keeps the committed value)
+EXEMPT = {8}             # min time: noisy, not checked (numbers keeps the committed value)
 CASES = [("simple_pendulum", 100), ("crank_rocker", 10)]
 
 
@@ -59,5 +56,5 @@ def cells(key, records):
 
 
 if __name__ == "__main__":
-    import doc_tables
-    doc_tables.main(sys.modules[__name__], repeat=3)
+    from . import run_table
+    run_table.main(sys.modules[__name__], repeat=3)

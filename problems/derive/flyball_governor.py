@@ -16,19 +16,19 @@ Constrained formulation for the methods: q = (psi, th1, th2, s, x1, y1, z1, x2, 
 angle, rod angles from the downward vertical (outwards positive), slider height and the
 Cartesian positions of the two end masses — with six holonomic rows keeping each mass at its
 rod's end. Lagrange's equations with the spring potential and the damper forces
-Q_damp = -c Ldot dL/dq are generated here. Usage: /usr/bin/python3 scripts/derive_flyball_governor.py [--check]
+Q_damp = -c Ldot dL/dq are generated here.
+Usage: /usr/bin/python3 problems/derive/flyball_governor.py [--check]
 """
 import os
-import sys
 
 import sympy as sm
 import sympy.physics.mechanics as me
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sympy_codegen import generate_file  # noqa: E402
+from sympy_codegen import generate_file
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "problems", "generated", "flyball_governor.inc")
+# problems/: this script is in problems/derive/, its output in problems/generated/.
+PROBLEMS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(PROBLEMS, "generated", "flyball_governor.inc")
 RHO, SIDE, LENGTH, CUBE, TIP = 3000.0, 0.01, 1.0, 0.1, 5.0
 K, C, REST, G, OFFSET = 8e5, 4e4, 0.5, 9.81, 0.05
 
@@ -93,7 +93,7 @@ def derive():
 
 def main():
     Mm, Qf, Phi, J, gamma, energy, q = derive()
-    generate_file(__doc__, OUT, "scripts/derive_flyball_governor.py",
+    generate_file(__doc__, OUT, "problems/derive/flyball_governor.py",
                   "flyball_governor_generated",
                   "// p: (psi, th1, th2, s, x1, y1, z1, x2, y2, z2); w: their rates. Row-major matrices.",
                   [("flyball_mass_matrix", ["p"], Mm, "10 x 10", {}),

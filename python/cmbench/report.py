@@ -1,8 +1,8 @@
-#!/usr/bin/env python3
 """Figures, tables and a report (Markdown and self-contained HTML) from a campaign's results
 directory.
 
-Usage: /usr/bin/python3 scripts/report.py RESULTS_DIR
+Usage: python3 -m cmbench.report RESULTS_DIR   (PYTHONPATH=python from the repository root;
+       bash scripts/report.sh RESULTS_DIR does the same)
 
 Writes into RESULTS_DIR every figure the results support (PDF and PNG): work_precision, drift,
 energy, convergence, scaling, baumgarte_heatmap_<problem>, impulse_response; the tables
@@ -10,7 +10,7 @@ precision_table.{md,tex}, drift_energy_table.{md,tex}, convergence_table.md, sca
 baumgarte_heatmaps.md, impulse_response.md; and report.md and report.html linking all of them,
 with the context block and the figures skipped for lack of data. docs/report.md describes each.
 
-Input is checked as it is loaded (cmbload: BadInput, BadInputWarning). When nothing can be
+Input is checked as it is loaded (cmbench.load: BadInput, BadInputWarning). When nothing can be
 reported — no such directory, neither results.json nor runs/, a results.json that is not valid
 JSON or whose 'runs' is not a list, not one usable run — one line on stderr names the file and
 what is wrong ("report.py: DIR/results.json: 'runs' must be a list, not a number") and the exit
@@ -27,88 +27,19 @@ import sys
 import traceback
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cmbload  # noqa: E402
-import cmbplot  # noqa: E402
-import figures_baumgarte  # noqa: E402
-import figures_runs  # noqa: E402
+from . import load, plot, tables
+from .figures import baumgarte as baumgarte_figures, runs as run_figures
+from .tables import write
 
 FIGURES = [  # (name in the report, function)
-    ("work_precision", figures_runs.work_precision),
-    ("drift", figures_runs.drift),
-    ("energy", figures_runs.energy),
-    ("convergence", figures_runs.convergence),
-    ("scaling", figures_runs.scaling),
-    ("baumgarte_heatmaps", figures_baumgarte.heatmaps),
-    ("impulse_response", figures_baumgarte.impulse),
+    ("work_precision", run_figures.work_precision),
+    ("drift", run_figures.drift),
+    ("energy", run_figures.energy),
+    ("convergence", run_figures.convergence),
+    ("scaling", run_figures.scaling),
+    ("baumgarte_heatmaps", baumgarte_figures.heatmaps),
+    ("impulse_response", baumgarte_figures.impulse),
 ]
-
-LEVELS = [1e-3, 1e-6]
-
-
-def configuration(r):
-    """'stepper setting', prefixed by the method variant when it has non-default parameters."""
-    text = f"{r['stepper']} {r['setting']}"
-    return text if r["method_label"] == r["method"] else f"{r['method_label']}, {text}"
-
-
-def precision_table(rows):
-    """Cheapest configuration of each method reaching each accuracy (IFToMM-style): per problem
-    case (perturbed and unperturbed runs apart) and method, the successful run of least time
-    whose final error is at most the level."""
-    header = ["problem", "method"] + [f"cheapest to {level:g}" for level in LEVELS]
-    body = []
-    ok = figures_runs.ok(rows)
-    for case, problem in cmbload.case_labels(rows).items():
-        mine = [r for r in ok if r["case_key"] == case]
-        for method in sorted({r["method"] for r in mine}):
-            cells = []
-            for level in LEVELS:
-                reached = [r for r in mine if r["method"] == method and r["time"]
-                           and r["final_error"] is not None and r["final_error"] <= level]
-                best = min(reached, key=lambda r: r["time"]) if reached else None
-                cells.append("not reached" if best is None
-                             else f"{configuration(best)}: {best['time']:.3g} s")
-            body.append([problem, method] + cells)
-    return header, body
-
-
-DRIFT_ENERGY_HEADER = ["problem", "method", "configuration", "final error", "max ‖Φ‖",
-                       "max ‖ψ‖", "max |E−E0|", "max |E−E0|/|E0|", "RHS calls"]
-
-
-def drift_energy_table(rows):
-    """The runs of the drift and energy figures (one per problem case and method), with their
-    constraint drift and energy error."""
-    body = []
-    for case, problem in cmbload.case_labels(rows).items():
-        reps, _ = figures_runs.representatives(rows, case)
-        for method, r in sorted(reps.items(), key=lambda kv: cmbplot.method_order(kv[0])):
-            body.append([problem, method, configuration(r), cmbplot.fmt(r["final_error"]),
-                         cmbplot.fmt(r["drift_position_max"]), cmbplot.fmt(r["drift_velocity_max"]),
-                         cmbplot.fmt(r["energy_max_abs"]), cmbplot.fmt(r["energy_max_rel"]),
-                         "–" if r["rhs_calls"] is None else str(r["rhs_calls"])])
-    return DRIFT_ENERGY_HEADER, body
-
-
-def write(results_dir, name, text):
-    with open(os.path.join(results_dir, name), "w") as f:
-        f.write(text)
-
-
-def tables(rows, results_dir):
-    """Writes the Markdown and booktabs tables; returns their entries for the report."""
-    out = []
-    for name, title, (header, body) in [
-            ("precision_table", "Cheapest configuration reaching each accuracy",
-             precision_table(rows)),
-            ("drift_energy_table", "Constraint drift and energy error",
-             drift_energy_table(rows))]:
-        write(results_dir, f"{name}.md", cmbplot.markdown_table(header, body))
-        write(results_dir, f"{name}.tex", cmbplot.booktabs_table(header, body))
-        out.append({"title": title, "md": f"{name}.md", "tex": f"{name}.tex", "header": header,
-                    "rows": body})
-    return out
 
 
 # --- the report as blocks, rendered to Markdown and to HTML -----------------------------------
@@ -128,7 +59,7 @@ def markdown(blocks):
         elif kind == "links":
             out += [" · ".join(f"[{text}]({href})" for text, href in block[1]), ""]
         elif kind == "table":
-            out += [cmbplot.markdown_table(block[1], block[2])]
+            out += [plot.markdown_table(block[1], block[2])]
         elif kind == "list":
             out += [f"- {item}" for item in block[1]] + [""]
     return "\n".join(out)
@@ -175,7 +106,7 @@ def render_html(blocks, title):
 
 def run_counts(rows):
     """'runs: 640 (521 ok; 119 failed: 45 singular, 22 diverged, ...)': every status but ok is
-    a failure (figures_runs.ok), listed by count."""
+    a failure (run_figures.ok), listed by count."""
     failed = collections.Counter(r["status"] for r in rows if r["status"] != "ok")
     text = f"runs: {len(rows)} ({len(rows) - sum(failed.values())} ok"
     if failed:
@@ -211,19 +142,19 @@ def table_blocks(entry, level=3):
 def build(results_dir):
     """Writes every figure and table; returns (blocks of the report, figure results, skipped
     [(name, reason)], errors [(name, message)])."""
-    doc = cmbload.load_doc(results_dir)
-    rows = [cmbload.flatten(r) for r in doc["runs"]]
+    doc = load.load_doc(results_dir)
+    rows = [load.flatten(r) for r in doc["runs"]]
     produced, skipped, errors = [], [], []
     for name, figure in FIGURES:
         try:
             produced.append(figure(rows, results_dir))
-        except cmbplot.Skipped as why:
+        except plot.Skipped as why:
             skipped.append((name, str(why)))
         except Exception as error:  # one broken figure must not cost the others
             traceback.print_exc()
             errors.append((name, f"{type(error).__name__}: {error}"))
-            cmbplot.pyplot().close("all")
-    table_entries = tables(rows, results_dir)
+            plot.pyplot().close("all")
+    table_entries = tables.write_tables(rows, results_dir)
     campaign = doc.get("campaign")
     campaign = campaign.get("name") if isinstance(campaign, dict) else campaign
     blocks = [("h", 1, f"cmbench report: campaign `{campaign}`")]
@@ -248,7 +179,7 @@ def build(results_dir):
     blocks.append(("h", 2, "Tables"))
     for entry in table_entries:
         blocks += table_blocks(entry)
-    blocks += [("h", 2, "All runs"), ("table", cmbplot.SUMMARY_HEADER, cmbplot.summary_rows(rows))]
+    blocks += [("h", 2, "All runs"), ("table", plot.SUMMARY_HEADER, plot.summary_rows(rows))]
     write(results_dir, "report.md", markdown(blocks))
     write(results_dir, "report.html", render_html(blocks, f"cmbench report: {campaign}"))
     return blocks, produced, skipped, errors
@@ -261,7 +192,7 @@ _show_warning = warnings.showwarning
 def print_warning(message, category, filename, lineno, file=None, line=None):
     """Parts of the input left out as one line each: 'report.py: warning: PATH: what is wrong;
     what was done' (other warnings as Python shows them)."""
-    if issubclass(category, cmbload.BadInputWarning):
+    if issubclass(category, load.BadInputWarning):
         print(f"{PROG}: warning: {message}", file=sys.stderr)
     else:
         _show_warning(message, category, filename, lineno, file, line)
@@ -274,7 +205,7 @@ def main():
     warnings.showwarning = print_warning
     try:
         _, produced, skipped, errors = build(results_dir)
-    except cmbload.BadInput as bad:
+    except load.BadInput as bad:
         print(f"{PROG}: {bad}", file=sys.stderr)
         return 2
     files = sum(len(f["files"]) for f in produced)

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Cost of one RHS call from cmb_bench's Google Benchmark JSON: figure and tables.
 
 Reads one or more files written with --benchmark_out=FILE --benchmark_out_format=json and
@@ -11,7 +10,7 @@ writes to --out DIR:
 With repetitions the median aggregate is used; benchmarks that reported an error (a method
 that refuses a problem) are left out and listed. CPU time is used throughout.
 
-Usage: bench_plot.py BENCH.json [BENCH.json ...] --out DIR
+Usage: python3 -m cmbench.bench BENCH.json [BENCH.json ...] --out DIR   (PYTHONPATH=python)
 Exit status: 0 written, 2 unreadable or empty input (message on stderr).
 """
 import argparse
@@ -19,7 +18,7 @@ import json
 import os
 import sys
 
-import cmbplot
+from . import plot
 
 UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
@@ -86,19 +85,19 @@ def duration(seconds):
 
 def scaling_figure(scaling, out_dir):
     """Draws the figure, returns (table rows, {(family, method): slope})."""
-    fig, axes, _ = cmbplot.panels(len(scaling), 2, 5.0, 5.2)
+    fig, axes, _ = plot.panels(len(scaling), 2, 5.0, 5.2)
     rows, slopes = [], {}
     for ax, (family, by_method) in zip(axes, sorted(scaling.items())):
-        for method, pts in sorted(by_method.items(), key=lambda kv: cmbplot.method_order(kv[0])):
+        for method, pts in sorted(by_method.items(), key=lambda kv: plot.method_order(kv[0])):
             nq = [p[1] for p in pts]
             cost = [p[2] for p in pts]
-            fit = cmbplot.loglog_fit(nq, cost)
+            fit = plot.loglog_fit(nq, cost)
             slope = fit[0] if fit else None
             slopes[(family, method)] = slope
             label = method if slope is None else f"{method}: slope {slope:.2f}"
-            ax.loglog(nq, cost, label=label, **cmbplot.method_style(method))
+            ax.loglog(nq, cost, label=label, **plot.method_style(method))
             rows.append([family, method, f"{pts[0][0]} … {pts[-1][0]}", f"{nq[0]} … {nq[-1]}",
-                         duration(cost[0]), duration(cost[-1]), cmbplot.fmt(slope, ".2f")])
+                         duration(cost[0]), duration(cost[-1]), plot.fmt(slope, ".2f")])
         all_nq = sorted({p[1] for pts in by_method.values() for p in pts})
         guide = min(p[2] for pts in by_method.values() for p in pts) / 3  # below the data
         ax.loglog([all_nq[0], all_nq[-1]], [guide, guide * all_nq[-1] / all_nq[0]],
@@ -110,18 +109,18 @@ def scaling_figure(scaling, out_dir):
         ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
                   frameon=False)
     fig.tight_layout()
-    cmbplot.save(fig, out_dir, "bench_scaling")
+    plot.save(fig, out_dir, "bench_scaling")
     return rows, slopes
 
 
 def per_problem_table(per_problem):
-    methods = sorted({m for by in per_problem.values() for m in by}, key=cmbplot.method_order)
+    methods = sorted({m for by in per_problem.values() for m in by}, key=plot.method_order)
     rows = []
     for problem, by_method in sorted(per_problem.items()):
         nq = next(iter(by_method.values()))[1]
         rows.append([f"{problem} ({nq})"] +
                     [duration(by_method[m][0]) if m in by_method else "–" for m in methods])
-    return cmbplot.markdown_table(["problem (nq)"] + methods, rows)
+    return plot.markdown_table(["problem (nq)"] + methods, rows)
 
 
 def main(argv):
@@ -141,9 +140,9 @@ def main(argv):
         header = ["family", "method", "N", "nq", "cost at smallest", "cost at largest",
                   "log-log slope"]
         with open(os.path.join(args.out, "bench_scaling.md"), "w") as f:
-            f.write(cmbplot.markdown_table(header, rows))
+            f.write(plot.markdown_table(header, rows))
         for (family, method), slope in sorted(slopes.items()):
-            print(f"{family:12s} {method:24s} slope {cmbplot.fmt(slope, '.6f')}")
+            print(f"{family:12s} {method:24s} slope {plot.fmt(slope, '.6f')}")
     if per_problem:
         with open(os.path.join(args.out, "bench_rhs.md"), "w") as f:
             f.write(per_problem_table(per_problem))

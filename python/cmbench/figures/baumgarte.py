@@ -2,18 +2,17 @@
 constraint error against the closed form of Φ̈ + 2αΦ̇ + β²Φ = 0 ([Notes-Baumgarte-ja] in
 docs/sources.md).
 
-Same conventions as figures_runs: functions take cmbload.flatten rows and the results directory,
-return a result dict, raise cmbplot.Skipped without data.
+Same conventions as figures.runs: functions take load.flatten rows and the results directory,
+return a result dict, raise plot.Skipped without data.
 """
 import math
 import re
 
 import numpy as np
 
-import cmbload
-import cmbplot
-from cmbplot import Skipped
-from figures_runs import result
+from .. import load, plot
+from ..plot import Skipped
+from .runs import result
 
 GAIN_KEYS = ("alpha", "beta", "omega0", "zeta", "baumgarte_alpha", "baumgarte_beta")
 
@@ -39,7 +38,7 @@ def perturbation_text(row):
 
 
 def _case(row):
-    """The problem case (instance, horizon, initial condition: cmbload.case_key) and stepper
+    """The problem case (instance, horizon, initial condition: load.case_key) and stepper
     setting of a run."""
     return row["case_key"], row["stepper"], row["setting"]
 
@@ -112,7 +111,7 @@ def _draw_map(ax, grid, values, log, label, fmt):
             norm = mcolors.LogNorm(vmin=lo, vmax=hi if hi > lo else lo * 10)
         else:
             norm = mcolors.Normalize(vmin=lo, vmax=hi if hi > lo else lo + 1)
-    cmap = cmbplot.pyplot().get_cmap("viridis")
+    cmap = plot.pyplot().get_cmap("viridis")
     image = ax.imshow(np.ma.masked_invalid(data), origin="lower", cmap=cmap, norm=norm,
                       aspect="auto")
     for (a, b), r in grid["cells"].items():
@@ -142,10 +141,10 @@ def _index1_note(grid, what, cost_label=None):
     if r["status"] != "ok":
         return f"\nindex1: {r['status']}"
     if what == "drift":
-        return f"\nindex1: {cmbplot.fmt(drift_value(r)[0], '.1e')}"
+        return f"\nindex1: {plot.fmt(drift_value(r)[0], '.1e')}"
     if cost_label == "RHS calls":
         return f"\nindex1: {r['rhs_calls']} calls"
-    return f"\nindex1: {cmbplot.fmt(r['time'], '.3g')} s"
+    return f"\nindex1: {plot.fmt(r['time'], '.3g')} s"
 
 
 HEATMAP_DOC = "baumgarte_heatmaps.md"
@@ -155,7 +154,7 @@ def heatmaps(rows, results_dir):
     grids = heatmap_grids(rows)
     if not grids:
         raise Skipped("no baumgarte runs whose (alpha, beta) span at least a 2 × 2 grid")
-    plt = cmbplot.pyplot()
+    plt = plot.pyplot()
     files, tables, text = [], [], ["# Baumgarte (α, β) grids", ""]
     # One file per problem case (instance, horizon, initial condition), one row of two maps per
     # stepper setting.
@@ -188,17 +187,17 @@ def heatmaps(rows, results_dir):
                 for a in g["alphas"]:
                     r = g["cells"].get((a, b))
                     cells.append("–" if r is None else r["status"] if r["status"] != "ok"
-                                 else cmbplot.fmt(drifts.get((a, b)), ".2e"))
+                                 else plot.fmt(drifts.get((a, b)), ".2e"))
                 body.append([f"{b:g}"] + cells)
             caption = f"{title}: {what} (rows β, columns α)"
             if g["index1"] is not None:
                 caption += (f"; index1 on the same case: {g['index1']['status']}, {what} "
-                            f"{cmbplot.fmt(drift_value(g['index1'])[0])}")
+                            f"{plot.fmt(drift_value(g['index1'])[0])}")
             tables.append({"title": caption, "md": HEATMAP_DOC, "tex": None, "header": header,
                            "rows": body})
-            text += [f"## {caption}", "", cmbplot.markdown_table(header, body)]
+            text += [f"## {caption}", "", plot.markdown_table(header, body)]
         fig.tight_layout()
-        files += cmbplot.save(fig, results_dir, f"baumgarte_heatmap_{name}")
+        files += plot.save(fig, results_dir, f"baumgarte_heatmap_{name}")
     with open(f"{results_dir}/{HEATMAP_DOC}", "w") as f:
         f.write("\n".join(text))
     return result("baumgarte_heatmaps", "Baumgarte gain study",
@@ -275,7 +274,7 @@ def impulse_cases(rows, results_dir):
         else:
             continue
         alpha, beta = gains(r)
-        data = cmbload.series(results_dir, r)
+        data = load.series(results_dir, r)
         phis = _columns(data, "phi")
         if alpha is None or beta is None or not phis:
             continue
@@ -319,7 +318,7 @@ def impulse(rows, results_dir):
     present = [(response, k, text) for response in ("impulse", "free") for k, text in REGIMES
                if any(c["regime"] == k and c["kind"] == response for c in cases)]
     cols = max(sum(1 for p in present if p[0] == response) for response in ("impulse", "free"))
-    fig, axes, _ = cmbplot.panels(len(present), cols, 4.4, 3.4)
+    fig, axes, _ = plot.panels(len(present), cols, 4.4, 3.4)
     for ax, (response, kind, text) in zip(axes, present):
         mine = [c for c in cases if c["regime"] == kind and c["kind"] == response]
         # One gain pair per panel: that of [Notes-Baumgarte-ja] when present, else the first run's.
@@ -352,9 +351,9 @@ def impulse(rows, results_dir):
             inside = inside[::max(1, len(inside) // 40)]
             ax.plot(c["t"][inside], c["phi0"][inside], linestyle="none",
                     marker=CASE_MARKERS[i % len(CASE_MARKERS)], markerfacecolor="none",
-                    color=cmbplot.method_style("baumgarte")["color"] if i == 0 else f"C{i}",
+                    color=plot.method_style("baumgarte")["color"] if i == 0 else f"C{i}",
                     label=f"{r['problem_label']} {r['stepper']} {r['setting']}: "
-                          f"Φ_0/{symbol} (dev. {cmbplot.fmt(c['deviation'], '.0e')})")
+                          f"Φ_0/{symbol} (dev. {plot.fmt(c['deviation'], '.0e')})")
         more = len(mine) - len(shown)
         ax.set_title(f"{text} (α={pair[0]:g}, β={pair[1]:g}), "
                      f"{'velocity impulse w' if response == 'impulse' else 'offset p'}"
@@ -364,19 +363,19 @@ def impulse(rows, results_dir):
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize="xx-small")
     fig.tight_layout()
-    files = cmbplot.save(fig, results_dir, "impulse_response")
+    files = plot.save(fig, results_dir, "impulse_response")
     table = []
     for c in cases:
         r = c["row"]
         table.append([r["problem_label"], f"{c['alpha']:g}", f"{c['beta']:g}", c["regime"],
                       c["kind"], f"{r['stepper']} {r['setting']}", str(c["rows"]),
-                      cmbplot.fmt(c["deviation"]), cmbplot.fmt(c["worst"]),
-                      cmbplot.fmt(c["rate_deviation"])])
+                      plot.fmt(c["deviation"]), plot.fmt(c["worst"]),
+                      plot.fmt(c["rate_deviation"])])
     with open(f"{results_dir}/{IMPULSE_DOC}", "w") as f:
         f.write("Maximum over the samples of |simulated − analytic| / max |analytic| of the "
                 "normalized constraint error (Φ_i/w for a velocity impulse, Φ_i/p for a "
                 "position offset), and of ψ_0 against the analytic rate.\n\n")
-        f.write(cmbplot.markdown_table(IMPULSE_HEADER, table))
+        f.write(plot.markdown_table(IMPULSE_HEADER, table))
     return result("impulse_response", "Baumgarte impulse response",
                   "Constraint error of perturbed baumgarte runs against the closed-form "
                   "solution of Φ̈ + 2αΦ̇ + β²Φ = 0, one panel per damping regime (and per "

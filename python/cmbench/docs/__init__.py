@@ -1,0 +1,15 @@
+"""Tools that keep the docs current, each a `python3 -m cmbench.docs.NAME` entry point (run from
+the repository root with PYTHONPATH=python; the paths they read and write are the repository's
+whatever the working directory, except where an option names a path):
+
+    pages            docs/methods/<id>.md, docs/problems/<id>.md from the source headers
+    numbers          the numbers quoted in README.md and docs/*.md, checked or rewritten
+    drift_table      the drift table of docs/methods.md (run_table: what such tables share)
+    singular_table   the singular-configuration table of docs/methods.md
+    bad_input_table  docs/bad_input.md from tests/bad_inputs.json
+    check_sources    no citation of a document outside the repository (docs/sources.md)
+"""
+import os
+
+# The repository: this package is python/cmbench/docs/.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))

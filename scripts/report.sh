@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Report of a results directory (figures, tables, report.md/.html): bash scripts/report.sh DIR.
+# The same as `PYTHONPATH=python /usr/bin/python3 -m cmbench.report DIR` from the repository root.
+python_dir="$(cd "$(dirname "$0")/../python" && pwd)"
+PYTHONPATH="${python_dir}${PYTHONPATH:+:$PYTHONPATH}" exec /usr/bin/python3 -m cmbench.report "$@"
