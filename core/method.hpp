@@ -14,24 +14,18 @@
 
 namespace cmb {
 
-// What a method can handle; `cmbench list` and docs/methods.md show these.
+// What a method handles beyond holonomic, full-rank equality rows (`cmbench list` and
+// docs/methods.md show them); set by name in each method's entry
+// (entry.capabilities.singular = true), all false by default.
 struct Capabilities {
-  constexpr Capabilities(bool redundant_ = false, bool singular_ = false,
-                         bool nonholonomic_ = false, bool drift_free_ = false,
-                         bool inequality_ = false)
-      : redundant(redundant_),
-        singular(singular_),
-        nonholonomic(nonholonomic_),
-        drift_free(drift_free_),
-        inequality(inequality_) {}
-  bool redundant;     // rank-deficient J (Bricard, duplicated rows)
+  bool redundant = false;  // rank-deficient J (Bricard, duplicated rows)
   // Its solve survives a configuration where J loses rank (the run goes on). Whether the motion
   // stays on the mechanism's branch there is measured, not declared: the branch indicators end
   // runs that leave it (docs/methods.md, "Singular configurations").
-  bool singular;
-  bool nonholonomic;  // velocity-level rows A_nh v = c
-  bool drift_free;    // Φ = 0 and ψ = 0 held to a tolerance by construction
-  bool inequality;    // unilateral rows g(q) ≥ 0
+  bool singular = false;
+  bool nonholonomic = false;  // velocity-level rows A_nh v = c
+  bool drift_free = false;    // Φ = 0 and ψ = 0 held to a tolerance by construction
+  bool inequality = false;    // unilateral rows g(q) ≥ 0
 };
 
 // Work counters and diagnostics a method reports; names are the JSON keys in "work.method".

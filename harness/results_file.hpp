@@ -32,8 +32,7 @@ ResultsFile parse_results(const std::string& text, const std::string& name);
 // InputError(if_unreadable), so each command keeps its own advice.
 ResultsFile load_results(const std::string& path, const std::string& if_unreadable);
 
-// FNV-1a of `text` in hex: the one stable hash behind file names of runs and cached references
-// (scripts/cmbload.py computes the same).
+// FNV-1a of `text` in hex: the one stable hash behind file names of runs and cached references.
 std::string stable_hash(const std::string& text);
 
 }  // namespace cmb

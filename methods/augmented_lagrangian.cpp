@@ -180,7 +180,9 @@ CMB_DEFINE_METHOD(augmented_lagrangian) {
   cmb::MethodEntry entry;
   entry.id = "augmented_lagrangian";
   entry.summary = "penalty (M + alpha_p J^T J) with augmented-Lagrangian iterations on lambda";
-  entry.capabilities = {true, true, true, false};
+  entry.capabilities.redundant = true;
+  entry.capabilities.singular = true;
+  entry.capabilities.nonholonomic = true;
   cmb::ParamSpec tol = cmb::positive_number("tol", 1e-12, "relative change of q̈ that ends the iterations");
   tol.max = 1.0;
   cmb::ParamSpec alpha_p = cmb::positive_number("alpha_p", 1.0, "absolute penalty factor (overrides alpha_rel)");

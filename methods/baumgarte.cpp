@@ -21,7 +21,7 @@ CMB_DEFINE_METHOD(baumgarte) {
   cmb::MethodEntry entry;
   entry.id = "baumgarte";
   entry.summary = "Baumgarte stabilization: gamma - 2*alpha*psi - beta^2*Phi, then the KKT solve";
-  entry.capabilities = {false, false, true, false};
+  entry.capabilities.nonholonomic = true;
   entry.params = cmb::baumgarte_param_specs(10.0);
   for (auto& spec : cmb::schur_param_specs()) entry.params.push_back(spec);
   entry.make = [](const cmb::Params& p) {

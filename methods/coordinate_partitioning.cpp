@@ -341,7 +341,7 @@ CMB_DEFINE_METHOD(coordinate_partitioning) {
   cmb::MethodEntry entry;
   entry.id = "coordinate_partitioning";
   entry.summary = "independent coordinates, R = [-Phi_z^-1 Phi_i; E], Newton for dependent ones";
-  entry.capabilities = {false, false, false, true};
+  entry.capabilities.drift_free = true;
   cmb::ParamSpec independent;
   independent.name = "independent";
   independent.type = cmb::ParamType::text;

@@ -319,7 +319,10 @@ CMB_DEFINE_METHOD(gauss_qp) {
   entry.id = "gauss_qp";
   entry.summary = "Gauss's principle as a QP: exact equality fast path, priority levels, "
                   "unilateral rows via ALGLIB, MuJoCo-style softness";
-  entry.capabilities = {true, true, true, false, true};
+  entry.capabilities.redundant = true;
+  entry.capabilities.singular = true;
+  entry.capabilities.nonholonomic = true;
+  entry.capabilities.inequality = true;
   entry.params = cmb::baumgarte_param_specs(nullptr);
   const cmb::ParamSpec solver = cmb::choice_param(
       "solver", {"auto", "qp"}, "auto: exact fast paths where they apply; qp: always the QP library");

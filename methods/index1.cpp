@@ -24,7 +24,7 @@ CMB_DEFINE_METHOD(index1) {
   cmb::MethodEntry entry;
   entry.id = "index1";
   entry.summary = "unstabilized index-1 KKT solve (baseline; drifts like t to t^2)";
-  entry.capabilities = {false, false, true, false};
+  entry.capabilities.nonholonomic = true;
   entry.params = cmb::schur_param_specs();
   entry.make = [](const cmb::Params& p) {
     return std::make_unique<cmb::SchurKktMethod>(p, cmb::BaumgarteGains{});

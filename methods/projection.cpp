@@ -236,7 +236,8 @@ CMB_DEFINE_METHOD(projection) {
   cmb::MethodEntry entry;
   entry.id = "projection";
   entry.summary = "index-1 KKT solve + Newton projection of q and projection of v after each step";
-  entry.capabilities = {false, false, true, true};
+  entry.capabilities.nonholonomic = true;
+  entry.capabilities.drift_free = true;
   entry.params = {cmb::choice_param("metric", {"mass", "euclidean"},
                                     "projection metric W: the mass matrix or the identity"),
                   cmb::positive_number("position_tol", 1e-12, "target max |Phi_i| after projection"),

@@ -115,7 +115,9 @@ CMB_DEFINE_METHOD(svd_null_space) {
   cmb::MethodEntry entry;
   entry.id = "svd_null_space";
   entry.summary = "orthonormal null-space basis of J by SVD at every call; q = a_p + N y";
-  entry.capabilities = {true, true, true, false};
+  entry.capabilities.redundant = true;
+  entry.capabilities.singular = true;
+  entry.capabilities.nonholonomic = true;
   entry.params = cmb::baumgarte_param_specs(nullptr);
   cmb::ParamSpec tol = cmb::positive_number("rank_tol", 1e-10,
                                             "singular values below rank_tol·σ_max count as zero");

@@ -139,10 +139,12 @@ CMB_DEFINE_METHOD(udwadia_kalaba) {
   cmb::MethodEntry entry;
   entry.id = "udwadia_kalaba";
   entry.summary = "Udwadia-Kalaba: a_f + M^-1/2 (J M^-1/2)^+ (gamma - J a_f), eig or Cholesky";
-  entry.capabilities = {true, true, true, false};
+  entry.capabilities.redundant = true;
+  entry.capabilities.singular = true;
+  entry.capabilities.nonholonomic = true;
   entry.params = cmb::baumgarte_param_specs(nullptr);
   const cmb::ParamSpec variant = cmb::choice_param(
-      "variant", {"eig", "cholesky"}, "M^(±1/2) by eigendecomposition (seed 001) or the Cholesky factor");
+      "variant", {"eig", "cholesky"}, "M^(±1/2) by eigendecomposition [Thesis-UK-en] or the Cholesky factor");
   cmb::ParamSpec tol = cmb::positive_number("pinv_tol", 1e-10,
                                             "Moore-Penrose threshold relative to σ_max of B");
   tol.max = 1.0;

@@ -47,7 +47,7 @@ CMB_DEFINE_METHOD(test_full_kkt_lu) {
   cmb::MethodEntry entry;
   entry.id = "test_full_kkt_lu";
   entry.summary = "test-only: whole KKT matrix by partially pivoted LU";
-  entry.capabilities = {false, false, true, false};  // nonholonomic rows are just rows of J
+  entry.capabilities.nonholonomic = true;  // nonholonomic rows are just rows of J
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::FullKktLu>(p); };
   return entry;
 }
