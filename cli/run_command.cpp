@@ -36,7 +36,9 @@ std::vector<std::string> names_of(const std::vector<ParamSpec>& specs) {
 
 // --param problem.N=2, --param method.alpha=5, or an unprefixed key that only one of them has.
 void apply_param(RunConfig& config, const std::string& assignment) {
-  const auto [key, value] = parse_assignment(assignment);
+  const auto assignment_parts = parse_assignment(assignment);  // no structured binding: the
+  const std::string key = assignment_parts.first;                // lambda below captures value,
+  const nlohmann::json value = assignment_parts.second;          // which clang refuses in C++17
   const auto& problem_specs = find_problem(config.problem).params;
   const auto& method_specs = find_method(config.method).params;
   auto set = [&](nlohmann::json& params, const std::string& name) {
