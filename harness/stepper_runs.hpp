@@ -9,32 +9,12 @@
 
 namespace cmb::detail {
 
-LoopOutcome run_euler(Method& method, const StepperSettings& settings, Vec& x,
-                     const std::vector<double>& sample_times,
-                     const SampleObserver& observer, const LoopLimits& limits);
-LoopOutcome run_rk4(Method& method, const StepperSettings& settings, Vec& x,
-                   const std::vector<double>& sample_times,
-                   const SampleObserver& observer, const LoopLimits& limits);
-LoopOutcome run_rk_gill(Method& method, const StepperSettings& settings, Vec& x,
-                       const std::vector<double>& sample_times,
-                       const SampleObserver& observer, const LoopLimits& limits);
-LoopOutcome run_adams_bashforth_moulton(Method& method, const StepperSettings& settings, Vec& x,
+// One function type for all of them (the type behind StepperRun).
+using StepperRunFunction = LoopOutcome(Method& method, const StepperSettings& settings, Vec& x,
                                        const std::vector<double>& sample_times,
                                        const SampleObserver& observer, const LoopLimits& limits);
-LoopOutcome run_cash_karp54(Method& method, const StepperSettings& settings, Vec& x,
-                           const std::vector<double>& sample_times,
-                           const SampleObserver& observer, const LoopLimits& limits);
-LoopOutcome run_dopri5(Method& method, const StepperSettings& settings, Vec& x,
-                      const std::vector<double>& sample_times,
-                      const SampleObserver& observer, const LoopLimits& limits);
-LoopOutcome run_fehlberg78(Method& method, const StepperSettings& settings, Vec& x,
-                          const std::vector<double>& sample_times,
-                          const SampleObserver& observer, const LoopLimits& limits);
-LoopOutcome run_bulirsch_stoer(Method& method, const StepperSettings& settings, Vec& x,
-                              const std::vector<double>& sample_times,
-                              const SampleObserver& observer, const LoopLimits& limits);
-LoopOutcome run_rosenbrock4(Method& method, const StepperSettings& settings, Vec& x,
-                           const std::vector<double>& sample_times,
-                           const SampleObserver& observer, const LoopLimits& limits);
+
+StepperRunFunction run_euler, run_rk4, run_rk_gill, run_adams_bashforth_moulton;
+StepperRunFunction run_cash_karp54, run_dopri5, run_fehlberg78, run_bulirsch_stoer, run_rosenbrock4;
 
 }  // namespace cmb::detail
