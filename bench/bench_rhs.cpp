@@ -3,13 +3,13 @@
 // n_four_bar and n_pendulum (scaling/). Google Benchmark (Debian libbenchmark-dev), built with
 // -DCMB_BENCH=ON; JSON with --benchmark_out=FILE --benchmark_out_format=json.
 // Benchmarks, not tests: nothing here asserts a time.
+#include <benchmark/benchmark.h>
+
 #include <string>
 #include <vector>
 
-#include <benchmark/benchmark.h>
-
-#include "core/errors.hpp"
 #include "catalog/catalog.hpp"
+#include "core/errors.hpp"
 
 namespace {
 

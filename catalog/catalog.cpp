@@ -27,8 +27,7 @@ namespace {
 
 template <class Entry>
 std::vector<Entry> sorted(std::vector<Entry> table) {
-  std::sort(table.begin(), table.end(),
-            [](const Entry& a, const Entry& b) { return a.id < b.id; });
+  std::sort(table.begin(), table.end(), [](const Entry& a, const Entry& b) { return a.id < b.id; });
   return table;
 }
 

@@ -14,12 +14,13 @@ int main(int argc, char** argv) {
   // Past a file-size limit (ulimit -f) a write fails with EFBIG and is reported, instead of the
   // process dying of SIGXFSZ with half-written temporary files.
   std::signal(SIGXFSZ, SIG_IGN);
-  CLI::App app{"cmbench: swap constraint-enforcement methods on the same mechanism and stepper, "
-               "and measure accuracy, drift, energy and cost."};
+  CLI::App app{
+      "cmbench: swap constraint-enforcement methods on the same mechanism and stepper, "
+      "and measure accuracy, drift, energy and cost."};
   app.require_subcommand(1);
-  const std::vector<Command> commands = {add_list_command(app),     add_describe_command(app),
-                                         add_run_command(app),      add_campaign_command(app),
-                                         add_merge_command(app),    add_compare_command(app)};
+  const std::vector<Command> commands = {add_list_command(app),  add_describe_command(app),
+                                         add_run_command(app),   add_campaign_command(app),
+                                         add_merge_command(app), add_compare_command(app)};
   std::vector<std::string> names;
   for (const auto& c : commands) names.push_back(c.app->get_name());
 

@@ -33,8 +33,8 @@ void print_list(const std::string& what) {
   if (what.empty() || what == "methods") {
     out << "Methods:\n";
     for (const auto& e : method_registry())
-      out << "  " << e.id << " — " << e.summary << "\n      handles: "
-          << capability_text(e.capabilities) << "\n"
+      out << "  " << e.id << " — " << e.summary
+          << "\n      handles: " << capability_text(e.capabilities) << "\n"
           << describe_params(e.params, "      ");
   }
   if (what.empty() || what == "steppers") {
@@ -88,21 +88,23 @@ void print_description(const std::string& id, const std::vector<std::string>& pa
   std::ostringstream out;
   out << problem->info().id << " — " << problem->info().title << "\n"
       << "  source:       " << problem->info().source << "\n"
-      << "  tags:         " << (problem->info().tags.empty() ? "-" : join(problem->info().tags, ", "))
-      << "\n"
+      << "  tags:         "
+      << (problem->info().tags.empty() ? "-" : join(problem->info().tags, ", ")) << "\n"
       << "  coordinates:  " << s.nq << "\n"
       << "  constraints:  " << s.mh << " holonomic, " << s.mn << " nonholonomic, " << s.mu
       << " unilateral; rank of J at t = 0: " << row_rank(J) << " of " << s.m() << "\n"
       << "  mobility:     " << s.nq - row_rank(J) << " (coordinates − rank of J at t = 0)\n"
       << "  outputs:      " << join(problem->output_names(), ", ") << "\n"
       << "  horizon:      " << problem->t_end() << " s (default; --t-end or t_end to change)\n"
-      << "  energy:       " << (problem->has_energy() ? "conserved (reported as drift)" : "none") << "\n"
+      << "  energy:       " << (problem->has_energy() ? "conserved (reported as drift)" : "none")
+      << "\n"
       << "  reference:    " << to_string(ref.kind);
   if (!ref.provenance.empty()) out << " — " << ref.provenance;
   if (std::isfinite(ref.accuracy)) out << " (accuracy ~" << ref.accuracy << ")";
   out << "\n" << describe_branch_indicators(*problem);
-  out << "  parameters:\n" << describe_params(entry.params, "    ")
-      << "  values:       " << problem->params().dump() << "\n";
+  out << "  parameters:\n"
+      << describe_params(entry.params, "    ") << "  values:       " << problem->params().dump()
+      << "\n";
   std::cout << out.str();
 }
 
@@ -110,8 +112,9 @@ void print_description(const std::string& id, const std::vector<std::string>& pa
 
 Command add_list_command(CLI::App& app) {
   auto what = std::make_shared<std::string>();
-  auto* list = app.add_subcommand("list", "List problems, methods (with capabilities) and "
-                                          "steppers, with their parameters and defaults");
+  auto* list = app.add_subcommand("list",
+                                  "List problems, methods (with capabilities) and "
+                                  "steppers, with their parameters and defaults");
   list->add_option("what", *what, "problems | methods | steppers (default: all)")
       ->check(CLI::IsMember({"problems", "methods", "steppers"}));
   return {list, [what] {
@@ -127,8 +130,9 @@ Command add_describe_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* describe = app.add_subcommand(
-      "describe", "Describe a problem: data source, coordinates, constraint counts and rank, "
-                  "tags, reference kind and provenance, default horizon");
+      "describe",
+      "Describe a problem: data source, coordinates, constraint counts and rank, "
+      "tags, reference kind and provenance, default horizon");
   describe->add_option("problem", o->id, "problem id (see `cmbench list problems`)")->required();
   describe->add_option("--param", o->params, "problem parameter key=value (repeatable)");
   return {describe, [o] {

@@ -3,13 +3,12 @@
 // that name the value.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 namespace cmb::cli {
 

@@ -19,8 +19,7 @@ CLI::Validator integer_at_least(long minimum) {
         }
         if (used != text.size() || text.empty())
           return "expects an integer >= " + std::to_string(minimum) + ", got '" + text + "'";
-        if (value < minimum)
-          return "must be >= " + std::to_string(minimum) + ", got " + text;
+        if (value < minimum) return "must be >= " + std::to_string(minimum) + ", got " + text;
         return {};
       },
       "INTEGER >= " + std::to_string(minimum));

@@ -67,8 +67,9 @@ Command add_compare_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* compare = app.add_subcommand(
-      "compare", "Compare two result sets run by run (status, metrics, work; timing ratios). "
-                 "Exit 0 when they agree, 1 when runs differ or are missing");
+      "compare",
+      "Compare two result sets run by run (status, metrics, work; timing ratios). "
+      "Exit 0 when they agree, 1 when runs differ or are missing");
   compare->add_option("results", o->inputs, "two result directories (or results.json files): A B")
       ->required()
       ->expected(2);

@@ -37,8 +37,8 @@ std::vector<std::string> names_of(const std::vector<ParamSpec>& specs) {
 // --param problem.N=2, --param method.alpha=5, or an unprefixed key that only one of them has.
 void apply_param(RunConfig& config, const std::string& assignment) {
   const auto assignment_parts = parse_assignment(assignment);  // no structured binding: the
-  const std::string key = assignment_parts.first;                // lambda below captures value,
-  const nlohmann::json value = assignment_parts.second;          // which clang refuses in C++17
+  const std::string key = assignment_parts.first;              // lambda below captures value,
+  const nlohmann::json value = assignment_parts.second;        // which clang refuses in C++17
   const auto& problem_specs = find_problem(config.problem).params;
   const auto& method_specs = find_method(config.method).params;
   auto set = [&](nlohmann::json& params, const std::string& name) {
@@ -74,7 +74,8 @@ std::string fmt(const nlohmann::json& value, const char* format = "%.3g") {
 void print_summary(const nlohmann::json& r) {
   std::ostringstream out;
   out << r["key"].get<std::string>() << ": " << r["status"].get<std::string>();
-  if (!r["message"].get<std::string>().empty()) out << " (" << r["message"].get<std::string>() << ")";
+  if (!r["message"].get<std::string>().empty())
+    out << " (" << r["message"].get<std::string>() << ")";
   out << "\n";
   if (r.contains("metrics")) {
     const auto& m = r["metrics"];
@@ -85,8 +86,8 @@ void print_summary(const nlohmann::json& r) {
     out << "  drift   position max " << fmt(m["drift"]["position"]["max"]) << ", velocity max "
         << fmt(m["drift"]["velocity"]["max"]) << "\n";
     if (m["energy"].is_object())
-      out << "  energy  max |E - E0| " << fmt(m["energy"]["max_abs"]) << " (E0 = "
-          << fmt(m["energy"]["E0"], "%.6g") << ")\n";
+      out << "  energy  max |E - E0| " << fmt(m["energy"]["max_abs"])
+          << " (E0 = " << fmt(m["energy"]["E0"], "%.6g") << ")\n";
     const auto& w = r["work"];
     out << "  work    " << w["rhs_calls"] << " RHS calls, " << w["steps_accepted"]
         << " steps accepted, " << w["steps_rejected"] << " rejected\n";
@@ -129,8 +130,9 @@ void write_outputs(const std::string& out_path, const RunResult& result,
 }
 
 // Stops `cmbench run` from outside when the run overruns its time limit inside one step (or the
-// reference computation, or the repetitions): after limit + margin, the run command writes the record with
-// status time_limit (no series: there is none to write) and ends the process with exit code 1.
+// reference computation, or the repetitions): after limit + margin, the run command writes the
+// record with status time_limit (no series: there is none to write) and ends the process with exit
+// code 1.
 class Watchdog {
  public:
   Watchdog(double seconds, std::function<void()> on_expiry) {
@@ -162,8 +164,8 @@ class Watchdog {
   std::thread thread_;
 };
 
-int run_with(RunConfig config, const std::vector<std::string>& params,
-             const std::string& out_path, const std::string& series_path) {
+int run_with(RunConfig config, const std::vector<std::string>& params, const std::string& out_path,
+             const std::string& series_path) {
   find_problem(config.problem);
   find_method(config.method);
   for (const auto& p : params) apply_param(config, p);

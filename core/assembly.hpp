@@ -16,9 +16,8 @@ struct AssemblyResult {
 
 // With `offset` ≠ 0 it solves Φ_i(t,q) = offset for every holonomic row instead (a deliberate,
 // uniform constraint violation); the residual is then max |Φ_i − offset|.
-AssemblyResult assemble_positions(const Problem& problem, double t, VecRef q,
-                                  double tol = 1e-13, int max_iterations = 50,
-                                  double offset = 0.0);
+AssemblyResult assemble_positions(const Problem& problem, double t, VecRef q, double tol = 1e-13,
+                                  int max_iterations = 50, double offset = 0.0);
 
 // Minimum-norm correction to J v − ν = r with r_i = holonomic_rate on the holonomic rows and 0
 // on the nonholonomic ones. Returns max |J v − ν − r| after the correction.

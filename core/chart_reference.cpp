@@ -1,7 +1,6 @@
 #include "core/chart_reference.hpp"
 
 #include <array>
-
 #include <boost/numeric/odeint.hpp>
 
 namespace cmb {
@@ -81,8 +80,8 @@ Mat integrate_chart(const Problem& problem, const Chart& chart, double phi0, dou
   return prepend_zero ? Mat(out.bottomRows(times.size())) : out;
 }
 
-Mat chart_reference_outputs(const Problem& problem, const Chart& chart, double phi0,
-                            double phidot0, const std::vector<double>& times, double tol) {
+Mat chart_reference_outputs(const Problem& problem, const Chart& chart, double phi0, double phidot0,
+                            const std::vector<double>& times, double tol) {
   const int nq = problem.sizes().nq;
   const Mat phis = integrate_chart(problem, chart, phi0, phidot0, times, tol);
   Mat out(times.size(), problem.output_names().size());

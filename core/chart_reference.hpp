@@ -25,7 +25,7 @@ Mat integrate_chart(const Problem& problem, const Chart& chart, double phi0, dou
                     const std::vector<double>& times, double tol);
 
 // The problem's outputs along that solution, one row per time.
-Mat chart_reference_outputs(const Problem& problem, const Chart& chart, double phi0,
-                            double phidot0, const std::vector<double>& times, double tol);
+Mat chart_reference_outputs(const Problem& problem, const Chart& chart, double phi0, double phidot0,
+                            const std::vector<double>& times, double tol);
 
 }  // namespace cmb

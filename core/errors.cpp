@@ -6,15 +6,24 @@ namespace cmb {
 
 const char* to_string(RunStatus status) {
   switch (status) {
-    case RunStatus::ok: return "ok";
-    case RunStatus::diverged: return "diverged";
-    case RunStatus::step_limit: return "step_limit";
-    case RunStatus::time_limit: return "time_limit";
-    case RunStatus::singular: return "singular";
-    case RunStatus::newton_failed: return "newton_failed";
-    case RunStatus::unsupported: return "unsupported";
-    case RunStatus::invalid_input: return "invalid_input";
-    case RunStatus::branch_switch: return "branch_switch";
+    case RunStatus::ok:
+      return "ok";
+    case RunStatus::diverged:
+      return "diverged";
+    case RunStatus::step_limit:
+      return "step_limit";
+    case RunStatus::time_limit:
+      return "time_limit";
+    case RunStatus::singular:
+      return "singular";
+    case RunStatus::newton_failed:
+      return "newton_failed";
+    case RunStatus::unsupported:
+      return "unsupported";
+    case RunStatus::invalid_input:
+      return "invalid_input";
+    case RunStatus::branch_switch:
+      return "branch_switch";
   }
   return "unknown";
 }

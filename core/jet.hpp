@@ -50,7 +50,7 @@ inline Jet2 asin(const Jet2& a) {
 }
 inline Jet2 atan2(const Jet2& y, const Jet2& x) {
   const double r2 = x.v * x.v + y.v * y.v;
-  const double n = x.v * y.d - y.v * x.d;   // r² θ'
+  const double n = x.v * y.d - y.v * x.d;  // r² θ'
   const double dn = x.v * y.dd - y.v * x.dd;
   const double dr2 = 2.0 * (x.v * x.d + y.v * y.d);
   return {std::atan2(y.v, x.v), n / r2, (dn * r2 - n * dr2) / (r2 * r2)};

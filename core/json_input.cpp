@@ -21,8 +21,7 @@ struct OpenContainer {
 
 std::string path_of(const std::vector<OpenContainer>& open) {
   std::string path;
-  for (const auto& c : open)
-    path += "/" + (c.is_object ? c.key : std::to_string(c.elements - 1));
+  for (const auto& c : open) path += "/" + (c.is_object ? c.key : std::to_string(c.elements - 1));
   return path;
 }
 
@@ -46,7 +45,8 @@ json parse_json_input(const std::string& text, const std::string& origin) {
       const std::string key = parsed.get<std::string>();
       if (!open.back().keys.insert(key).second) {
         open.pop_back();  // the path of the object holding the key, not of the key
-        throw InputError(origin + ": key " + excerpt(json(key), 60) + " appears twice in the object at " +
+        throw InputError(origin + ": key " + excerpt(json(key), 60) +
+                         " appears twice in the object at " +
                          (open.empty() ? std::string("/") : path_of(open)));
       }
       OpenContainer& object = open.back();

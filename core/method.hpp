@@ -3,9 +3,8 @@
 #pragma once
 
 #include <map>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/errors.hpp"
 #include "core/params.hpp"

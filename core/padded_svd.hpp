@@ -5,9 +5,8 @@
 // vectors of the original matrix; padding only adds zero singular values.
 #pragma once
 
-#include <algorithm>
-
 #include <Eigen/SVD>
+#include <algorithm>
 
 #include "core/types.hpp"
 

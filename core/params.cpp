@@ -13,11 +13,16 @@ namespace {
 
 const char* type_name(ParamType type) {
   switch (type) {
-    case ParamType::number: return "a number";
-    case ParamType::integer: return "an integer";
-    case ParamType::boolean: return "true or false";
-    case ParamType::choice: return "one of the listed choices";
-    case ParamType::text: return "a string";
+    case ParamType::number:
+      return "a number";
+    case ParamType::integer:
+      return "an integer";
+    case ParamType::boolean:
+      return "true or false";
+    case ParamType::choice:
+      return "one of the listed choices";
+    case ParamType::text:
+      return "a string";
   }
   return "?";
 }

@@ -4,11 +4,10 @@
 #pragma once
 
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace cmb {
 
@@ -21,13 +20,14 @@ struct ParamSpec {
   std::string description;
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
-  bool min_exclusive = false;  // e.g. lengths and tolerances must be > 0
+  bool min_exclusive = false;        // e.g. lengths and tolerances must be > 0
   std::vector<std::string> choices;  // for ParamType::choice
 };
 
 // Shorthands that keep parameter tables readable.
 ParamSpec positive_number(std::string name, double default_value, std::string description);
-ParamSpec nonnegative_number(std::string name, nlohmann::json default_value, std::string description);
+ParamSpec nonnegative_number(std::string name, nlohmann::json default_value,
+                             std::string description);
 ParamSpec integer_param(std::string name, long default_value, long min, long max,
                         std::string description);
 ParamSpec choice_param(std::string name, std::vector<std::string> choices,

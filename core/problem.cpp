@@ -6,11 +6,16 @@ namespace cmb {
 
 const char* to_string(ReferenceKind kind) {
   switch (kind) {
-    case ReferenceKind::analytic: return "analytic";
-    case ReferenceKind::published: return "published";
-    case ReferenceKind::reduced_ode: return "reduced_ode";
-    case ReferenceKind::self_converged: return "self_converged";
-    case ReferenceKind::none: return "none";
+    case ReferenceKind::analytic:
+      return "analytic";
+    case ReferenceKind::published:
+      return "published";
+    case ReferenceKind::reduced_ode:
+      return "reduced_ode";
+    case ReferenceKind::self_converged:
+      return "self_converged";
+    case ReferenceKind::none:
+      return "none";
   }
   return "none";
 }

@@ -5,10 +5,9 @@
 
 #include <cmath>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/params.hpp"
 #include "core/types.hpp"

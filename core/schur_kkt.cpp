@@ -71,8 +71,7 @@ SchurOutcome SchurKktSolver::try_solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef 
 bool SchurKktSolver::solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, double pivot_tol,
                            RankPolicy policy, double t, VecRef qdd, VecRef lambda,
                            double softness) {
-  const SchurOutcome outcome =
-      try_solve(M, J, Q, gamma, pivot_tol, policy, qdd, lambda, softness);
+  const SchurOutcome outcome = try_solve(M, J, Q, gamma, pivot_tol, policy, qdd, lambda, softness);
   if (outcome == SchurOutcome::mass_not_positive_definite) {
     std::ostringstream msg;
     msg << "mass matrix is not positive definite at t = " << t;

@@ -6,11 +6,11 @@
 // reciprocals.
 // Storage: L_ and S_ column-major (entry (i, j) at [i + j·rows]); Y_ row-major ([i·m + j]) so
 // that a row update touches contiguous memory.
+#include "core/small_schur_kernel.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
-
-#include "core/small_schur_kernel.hpp"
 
 namespace cmb {
 

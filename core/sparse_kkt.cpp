@@ -171,8 +171,7 @@ double SparseKktSolver::jtj_norm_inf() {
   return largest;
 }
 
-bool SparseKktSolver::solve(CVecRef Q, CVecRef gamma, double pivot_tol, VecRef qdd,
-                            VecRef lambda) {
+bool SparseKktSolver::solve(CVecRef Q, CVecRef gamma, double pivot_tol, VecRef qdd, VecRef lambda) {
   ldlt_.factorize_in_place(K_);
   last_largest_pivot_ = 0.0;
   if (ldlt_.info() != Eigen::Success) {

@@ -6,10 +6,9 @@
 // chain-like mechanisms (n_four_bar, n_pendulum). Allocation-free after bind.
 #pragma once
 
-#include <vector>
-
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
+#include <vector>
 
 #include "core/problem.hpp"
 #include "core/types.hpp"
@@ -63,7 +62,7 @@ class SparseKktSolver {
   // Eigen's factorize() copies its input into a temporary (an allocation per call); with the
   // upper triangle in natural order that copy is an identity, so the factorization runs on K_.
   class Ldlt : public Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Upper,
-                                             Eigen::NaturalOrdering<int>> {
+                                            Eigen::NaturalOrdering<int>> {
    public:
     void factorize_in_place(const Eigen::SparseMatrix<double>& upper) {
       this->template factorize_preordered<true>(upper);

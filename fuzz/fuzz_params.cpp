@@ -2,12 +2,11 @@
 // the entry (and, for a problem, its initial state) must succeed or throw InputError.
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "core/errors.hpp"
 #include "catalog/catalog.hpp"
+#include "core/errors.hpp"
 
 namespace {
 

@@ -37,7 +37,7 @@ void exercise(const cmb::ResultsFile& input) {
   require(cmb::merge_documents({input, input}, false)["runs"].size() == input.doc["runs"].size());
   try {
     cmb::merge_documents({reference, input}, true).dump();  // forced: reach the union of runs
-  } catch (const cmb::InputError&) {  // the same key recorded differently
+  } catch (const cmb::InputError&) {                        // the same key recorded differently
   }
 }
 
@@ -46,7 +46,8 @@ void exercise(const cmb::ResultsFile& input) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   cmb::ResultsFile input;
   try {
-    input = cmb::parse_results(std::string(reinterpret_cast<const char*>(data), size), "fuzz input");
+    input =
+        cmb::parse_results(std::string(reinterpret_cast<const char*>(data), size), "fuzz input");
   } catch (const cmb::InputError&) {
     return 0;
   }

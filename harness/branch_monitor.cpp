@@ -33,7 +33,8 @@ void BranchMonitor::start(double t, CVecRef x) {
 
 double BranchMonitor::margin(Eigen::Index i) const {
   const BranchIndicator& ind = indicators_[i];
-  if (ind.kind == BranchIndicator::Kind::sign) return b_(i) * std::copysign(1.0, b0_(i)) / std::abs(b0_(i));
+  if (ind.kind == BranchIndicator::Kind::sign)
+    return b_(i) * std::copysign(1.0, b0_(i)) / std::abs(b0_(i));
   return 1.0 - std::abs(b_(i) - b0_(i)) / ind.tolerance;
 }
 
@@ -59,8 +60,8 @@ bool BranchMonitor::on_branch(double t, CVecRef x, std::string& message) {
   const BranchIndicator& ind = indicators_[worst];
   std::ostringstream msg;
   msg.precision(6);
-  msg << "left the reference's assembly branch at t = " << t << ": indicator '" << ind.name
-      << "' (" << ind.meaning << ") ";
+  msg << "left the reference's assembly branch at t = " << t << ": indicator '" << ind.name << "' ("
+      << ind.meaning << ") ";
   if (ind.kind == BranchIndicator::Kind::sign)
     msg << "changed sign, " << b0_(worst) << " at t = 0, " << b_(worst) << " now";
   else

@@ -5,10 +5,9 @@
 // that only a reference reveals.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/method.hpp"
 #include "core/problem.hpp"

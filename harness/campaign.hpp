@@ -4,11 +4,10 @@
 // interrupted campaign resumes without redoing finished runs. Schema: docs/campaigns.md.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/run.hpp"
 

@@ -29,9 +29,9 @@ void check_keys(const json& object, const std::string& path, const std::set<std:
   if (!object.is_object()) fail_at(path, "expected a JSON object, got " + excerpt(object));
   for (const auto& [key, value] : object.items())
     if (!valid.count(key))
-      fail_at(path + "/" + key, "unknown key (valid: " +
-                                    join(std::vector<std::string>(valid.begin(), valid.end()), ", ") +
-                                    ")");
+      fail_at(path + "/" + key,
+              "unknown key (valid: " +
+                  join(std::vector<std::string>(valid.begin(), valid.end()), ", ") + ")");
   for (const auto& key : required)
     if (!object.contains(key)) fail_at(path + "/" + key, "missing required key");
 }
@@ -137,7 +137,8 @@ void check_text(const json& object, const char* key, const std::string& path) {
 // The settings shared by every run of the campaign, as a RunConfig template.
 RunConfig parse_run_template(const json& doc) {
   RunConfig base;
-  if (doc.contains("repeat")) base.repeat = static_cast<int>(integer_at(doc, "repeat", 0, kMaxRepeat));
+  if (doc.contains("repeat"))
+    base.repeat = static_cast<int>(integer_at(doc, "repeat", 0, kMaxRepeat));
   if (doc.contains("sample_dt")) base.sample_dt = positive_at(doc["sample_dt"], "/sample_dt");
   if (doc.contains("time_limit"))
     base.limits.wall_time_limit = positive_at(doc["time_limit"], "/time_limit");
@@ -176,7 +177,8 @@ std::vector<ProblemEntry> parse_problems(const json& doc) {
   const json& list = array_at(doc, "problems");
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string p = "/problems/" + std::to_string(i);
-    check_keys(list[i], p, {"id", "params", "t_end", "sample_dt", "label", "perturbations"}, {"id"});
+    check_keys(list[i], p, {"id", "params", "t_end", "sample_dt", "label", "perturbations"},
+               {"id"});
     check_text(list[i], "label", p);
     ProblemEntry entry;
     entry.id = string_at(list[i], "id", p);
@@ -240,7 +242,8 @@ std::vector<json> parse_excludes(const json& doc, const std::set<std::string>& p
                                  const std::set<std::string>& steppers) {
   std::vector<json> excludes;
   if (!doc.contains("exclude")) return excludes;
-  if (!doc["exclude"].is_array()) fail_at("/exclude", "expected an array, got " + excerpt(doc["exclude"]));
+  if (!doc["exclude"].is_array())
+    fail_at("/exclude", "expected an array, got " + excerpt(doc["exclude"]));
   for (std::size_t i = 0; i < doc["exclude"].size(); ++i) {
     const std::string p = "/exclude/" + std::to_string(i);
     const json& rule = doc["exclude"][i];
@@ -251,9 +254,9 @@ std::vector<json> parse_excludes(const json& doc, const std::set<std::string>& p
       if (!rule.contains(field)) continue;
       const std::string id = string_at(rule, field, p);
       if (!ids->count(id))
-        fail_at(p + "/" + field, "'" + id + "' is not one of this campaign's " + field + "s (" +
-                                     join(std::vector<std::string>(ids->begin(), ids->end()), ", ") +
-                                     ")");
+        fail_at(p + "/" + field,
+                "'" + id + "' is not one of this campaign's " + field + "s (" +
+                    join(std::vector<std::string>(ids->begin(), ids->end()), ", ") + ")");
     }
     excludes.push_back(rule);
   }
@@ -326,11 +329,11 @@ Campaign parse_campaign(const std::string& text, const std::string& origin) {
   Campaign campaign;
   campaign.source = parse_json_input(text, "campaign file '" + origin + "'");
   const json& doc = campaign.source;
-  check_keys(doc, "", {"name", "description", "repeat", "sample_dt", "time_limit", "max_steps",
-                       "max_rhs_calls",
-                       "initial_assembly", "initial_tol", "problems", "methods", "steppers",
-                       "exclude"},
-             {"name", "problems", "methods", "steppers"});
+  check_keys(
+      doc, "",
+      {"name", "description", "repeat", "sample_dt", "time_limit", "max_steps", "max_rhs_calls",
+       "initial_assembly", "initial_tol", "problems", "methods", "steppers", "exclude"},
+      {"name", "problems", "methods", "steppers"});
   campaign.name = string_at(doc, "name", "");
   if (!std::regex_match(campaign.name, std::regex("[A-Za-z0-9_-]+")))
     fail_at("/name", "use letters, digits, '_' and '-' only, got " + excerpt(json(campaign.name)));

@@ -1,5 +1,9 @@
 // Running a campaign: worker processes, their limits and signals, progress, resume, and the
 // results.json that gathers the records.
+#include <regex.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -13,10 +17,6 @@
 #include <set>
 #include <sstream>
 #include <thread>
-
-#include <regex.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
@@ -117,7 +117,8 @@ pid_t wait_for_worker(std::map<pid_t, Worker>& active, int& wstatus) {
     write_file_atomically((out / "series" / (run.file + ".csv")).string(), [&](const Emit& emit) {
       stream_series_csv(*result.problem, result.series, result.reference, emit);
     });
-    write_file_atomically((out / "runs" / (run.file + ".json")).string(), result.record.dump(1) + "\n");
+    write_file_atomically((out / "runs" / (run.file + ".json")).string(),
+                          result.record.dump(1) + "\n");
   } catch (const OutputError& e) {
     std::cerr << "cmbench: error: " << e.what() << "\n";
     code = kWorkerOutputFailed;
@@ -136,7 +137,6 @@ pid_t wait_for_worker(std::map<pid_t, Worker>& active, int& wstatus) {
   std::fflush(nullptr);
   _exit(code);
 }
-
 
 // Stops the other workers after one could not write (they would meet the same full disk), waits
 // for them and removes what they may have left half-written.
@@ -169,31 +169,35 @@ std::vector<std::string> differing_keys(const json& a, const json& b) {
 
 // An output directory holds at most one campaign: without --resume it must hold none; with it,
 // the same campaign file (the records were made with its settings), unless --force.
-void check_output_dir(const Campaign& campaign, const CampaignOptions& options, const fs::path& out) {
+void check_output_dir(const Campaign& campaign, const CampaignOptions& options,
+                      const fs::path& out) {
   const fs::path stored_file = out / "campaign.json";
   std::error_code ec;
   if (fs::exists(out, ec) && !fs::is_directory(out, ec))
     throw OutputError("--out '" + out.string() + "' exists and is not a directory");
   if (!fs::exists(stored_file, ec)) {
     if (fs::exists(out / "results.json", ec) || fs::exists(out / "runs", ec))
-      throw InputError("output directory '" + out.string() + "' holds results without a "
+      throw InputError("output directory '" + out.string() +
+                       "' holds results without a "
                        "campaign.json: choose another --out");
     return;
   }
   if (!options.resume)
-    throw InputError("output directory '" + out.string() + "' already holds a campaign's results: "
+    throw InputError("output directory '" + out.string() +
+                     "' already holds a campaign's results: "
                      "use --resume to finish it or --out for a fresh directory");
   std::ifstream in(stored_file);
   const json stored = json::parse(in, nullptr, false);
   if (stored.is_discarded())
-    throw InputError("'" + stored_file.string() + "' is not valid JSON: cannot tell which "
+    throw InputError("'" + stored_file.string() +
+                     "' is not valid JSON: cannot tell which "
                      "campaign the directory holds (choose another --out)");
   if (stored == campaign.source || options.force) return;
-  throw InputError("--resume: '" + out.string() + "' holds campaign '" +
-                   stored.value("name", std::string("?")) + "' with other settings (differs in: " +
-                   join(differing_keys(stored, campaign.source), ", ") +
-                   "); its records were made with those: use a fresh --out, or --force to "
-                   "resume anyway");
+  throw InputError(
+      "--resume: '" + out.string() + "' holds campaign '" + stored.value("name", std::string("?")) +
+      "' with other settings (differs in: " + join(differing_keys(stored, campaign.source), ", ") +
+      "); its records were made with those: use a fresh --out, or --force to "
+      "resume anyway");
 }
 
 // The runs without a valid record. A record counts only if it parses and holds this run's key:
@@ -282,7 +286,6 @@ void set_shard(CampaignOptions& options, const std::string& text) {
     throw InputError("--shard expects I/N with 1 <= I <= N, got '" + text + "'");
 }
 
-
 namespace {
 
 // The runs of this shard that pass the filter, in campaign order.
@@ -312,9 +315,9 @@ class Progress {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const double eta = elapsed / finished_ * (total_ - finished_);
     std::ostringstream line;
-    line << "[" << finished_ << "/" << total_ << "] " << status << "  " << run.key
-         << "  (elapsed " << format_seconds(elapsed) << ", ETA " << format_seconds(eta)
-         << ", failures " << failures_ << ")";
+    line << "[" << finished_ << "/" << total_ << "] " << status << "  " << run.key << "  (elapsed "
+         << format_seconds(elapsed) << ", ETA " << format_seconds(eta) << ", failures " << failures_
+         << ")";
     if (tty_)
       std::cout << "\r\033[K" << line.str() << std::flush;
     else
@@ -351,9 +354,9 @@ bool record_ended_worker(const Worker& worker, int wstatus, const fs::path& reco
   const bool exited_ok = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 && fs::exists(record);
   if (exited_ok) return false;
   if (!internal_error || !fs::exists(record)) {
-    const std::string why =
-        WIFSIGNALED(wstatus) ? "worker crashed with signal " + std::to_string(WTERMSIG(wstatus))
-                             : "worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
+    const std::string why = WIFSIGNALED(wstatus)
+                                ? "worker crashed with signal " + std::to_string(WTERMSIG(wstatus))
+                                : "worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
     write_file_atomically(record.string(), crash_record(run, why).dump(1) + "\n");
   }
   return true;
@@ -445,7 +448,8 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
       stop_workers(active, out);
       progress.end_line();
       throw OutputError("campaign stopped: a worker could not write the results of " +
-                        worker.run->key + " into '" + out.string() + "' (its message is above); "
+                        worker.run->key + " into '" + out.string() +
+                        "' (its message is above); "
                         "the runs recorded so far are kept: make room and finish with --resume");
     }
     const fs::path record = out / "runs" / (worker.run->file + ".json");
@@ -459,7 +463,8 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
   std::cout << selected.size() << " runs, " << not_ok << " not ok; results in "
             << (out / "results.json").string() << "\n";
   if (internal_errors > 0)
-    throw InternalRunErrors(std::to_string(internal_errors) + " run(s) ended in a crash or an "
+    throw InternalRunErrors(std::to_string(internal_errors) +
+                            " run(s) ended in a crash or an "
                             "internal error (status diverged, the message says which): please "
                             "report them");
   return static_cast<int>(not_ok);

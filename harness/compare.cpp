@@ -5,10 +5,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
 #include "harness/output.hpp"
@@ -21,9 +20,11 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 ResultsFile load(const std::string& where) {
-  const fs::path path = fs::is_directory(where) ? fs::path(where) / "results.json" : fs::path(where);
-  ResultsFile file = load_results(path.string(), "cannot read '" + path.string() +
-                                                     "' (give a results directory or a results.json)");
+  const fs::path path =
+      fs::is_directory(where) ? fs::path(where) / "results.json" : fs::path(where);
+  ResultsFile file =
+      load_results(path.string(), "cannot read '" + path.string() +
+                                      "' (give a results directory or a results.json)");
   file.name = where;  // the report names the inputs as given
   return file;
 }
@@ -84,15 +85,19 @@ std::string number_text(const json& value) {
 double run_seconds(const json& run) {
   const json min = at(run, {"timing", "min_s"});
   const json instrumented = at(run, {"timing", "instrumented_s"});
-  return min.is_number() ? min.get<double>() : instrumented.is_number() ? instrumented.get<double>() : NAN;
+  return min.is_number()            ? min.get<double>()
+         : instrumented.is_number() ? instrumented.get<double>()
+                                    : NAN;
 }
 
 json change_json(const std::string& key, const json& a, const json& b) {
   return {{"key", key},
           {"status", {a.value("status", ""), b.value("status", "")}},
-          {"max_error", {at(a, {"metrics", "error", "max_abs"}), at(b, {"metrics", "error", "max_abs"})}},
+          {"max_error",
+           {at(a, {"metrics", "error", "max_abs"}), at(b, {"metrics", "error", "max_abs"})}},
           {"max_position_drift",
-           {at(a, {"metrics", "drift", "position", "max"}), at(b, {"metrics", "drift", "position", "max"})}},
+           {at(a, {"metrics", "drift", "position", "max"}),
+            at(b, {"metrics", "drift", "position", "max"})}},
           {"rhs_calls", {at(a, {"work", "rhs_calls"}), at(b, {"work", "rhs_calls"})}}};
 }
 
@@ -146,7 +151,8 @@ int compare_results(const ResultsFile& a_file, const ResultsFile& b_file,
     else
       changes.push_back(change_json(key, run_a, run_b));
     const double ta = run_seconds(run_a), tb = run_seconds(run_b);
-    if (run_a.value("status", "") == "ok" && run_b.value("status", "") == "ok" && ta > 0 && tb > 0) {
+    if (run_a.value("status", "") == "ok" && run_b.value("status", "") == "ok" && ta > 0 &&
+        tb > 0) {
       log_ratio_sum += std::log(tb / ta);
       ++timed;
     }
@@ -157,9 +163,11 @@ int compare_results(const ResultsFile& a_file, const ResultsFile& b_file,
   const double time_ratio = timed ? std::exp(log_ratio_sum / timed) : NAN;
   out << "compared " << a.size() << " runs (A: " << a_path << ") with " << b.size()
       << " runs (B: " << b_path << ")\n"
-      << "  same status, metrics and work" << (options.rel_tol > 0 ? " (within rel. tol. " + number_text(options.rel_tol) + ")" : "")
-      << ": " << identical << "\n  different: " << changes.size() << "\n  only in A: " << only_a.size()
-      << "\n  only in B: " << only_b.size() << "\n  time B/A (geometric mean over " << timed
+      << "  same status, metrics and work"
+      << (options.rel_tol > 0 ? " (within rel. tol. " + number_text(options.rel_tol) + ")" : "")
+      << ": " << identical << "\n  different: " << changes.size()
+      << "\n  only in A: " << only_a.size() << "\n  only in B: " << only_b.size()
+      << "\n  time B/A (geometric mean over " << timed
       << " runs ok in both): " << number_text(time_ratio) << "\n";
   if (!changes.empty()) out << "different runs (A -> B):\n";
   for (std::size_t i = 0; i < changes.size() && static_cast<int>(i) < options.max_listed; ++i)

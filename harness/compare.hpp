@@ -11,9 +11,9 @@
 namespace cmb {
 
 struct CompareOptions {
-  double rel_tol = 0.0;     // numbers within this relative difference count as equal
-  std::string json_out;     // optional: write the comparison as JSON here
-  int max_listed = 40;      // changed runs listed in the text report
+  double rel_tol = 0.0;  // numbers within this relative difference count as equal
+  std::string json_out;  // optional: write the comparison as JSON here
+  int max_listed = 40;   // changed runs listed in the text report
 };
 
 // Each input is a results directory (with results.json) or a results.json file, validated

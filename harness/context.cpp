@@ -1,12 +1,11 @@
 #include "harness/context.hpp"
 
+#include <Eigen/Core>
+#include <boost/version.hpp>
 #include <ctime>
 #include <fstream>
 #include <string>
 #include <thread>
-
-#include <Eigen/Core>
-#include <boost/version.hpp>
 
 namespace cmb {
 

@@ -3,9 +3,8 @@
 // (a uniform violation of every holonomic row, for stabilization studies).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/problem.hpp"
 #include "core/types.hpp"

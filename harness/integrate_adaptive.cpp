@@ -1,10 +1,9 @@
 // Error-controlled steppers: cash_karp54, dopri5, fehlberg78, bulirsch_stoer, rosenbrock4.
 #include <algorithm>
+#include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <functional>
 #include <limits>
-
-#include <boost/numeric/odeint.hpp>
 
 #include "harness/step_loop.hpp"
 #include "harness/stepper_runs.hpp"
@@ -76,8 +75,7 @@ bool retry_smaller(Stepper& stepper, const StepRejected& rejection, double t, do
   dt *= 0.5;
   if (dt >= 1e-14 * std::max(1.0, std::abs(t))) return true;
   guard.fail(rejection.status(),
-             std::string(rejection.what()) + "; retrying with smaller steps did not avoid it",
-             t);
+             std::string(rejection.what()) + "; retrying with smaller steps did not avoid it", t);
   return false;
 }
 
@@ -116,8 +114,7 @@ void adaptive_steps(Stepper& stepper, System system, StateT& s, double& t, doubl
         // A step too small to change t (e.g. a trial step that underflowed to 0) would repeat
         // forever: fail at once rather than after max_steps steps of no progress.
         if (!(t > t_before) && !last && !on_sample) {
-          guard.fail(RunStatus::step_limit, "step size underflow (the step did not advance t)",
-                     t);
+          guard.fail(RunStatus::step_limit, "step size underflow (the step did not advance t)", t);
           return;
         }
         if (last) t = t_end;
@@ -158,8 +155,8 @@ void adaptive_steps(Stepper& stepper, System system, StateT& s, double& t, doubl
 template <class Stepper, class System, class StateT>
 LoopOutcome adaptive_loop(Stepper& stepper, System system, StateT& s, LoopOutcome& out,
                           Method& method, const StepperSettings& settings,
-                          const std::vector<double>& sample_times,
-                          const SampleObserver& observer, const LoopLimits& limits) {
+                          const std::vector<double>& sample_times, const SampleObserver& observer,
+                          const LoopLimits& limits) {
   LoopGuard guard(limits, out);
   double t = 0.0;
   try {
@@ -210,8 +207,8 @@ LoopOutcome run_bulirsch_stoer(Method& method, const StepperSettings& settings, 
 }
 
 LoopOutcome run_rosenbrock4(Method& method, const StepperSettings& settings, Vec& x,
-                            const std::vector<double>& sample_times,
-                            const SampleObserver& observer, const LoopLimits& limits) {
+                            const std::vector<double>& sample_times, const SampleObserver& observer,
+                            const LoopLimits& limits) {
   LoopOutcome out;
   UState s(x.size());
   std::copy(x.data(), x.data() + x.size(), s.begin());
@@ -230,22 +227,22 @@ LoopOutcome run_rosenbrock4(Method& method, const StepperSettings& settings, Vec
 }
 
 LoopOutcome run_cash_karp54(Method& method, const StepperSettings& settings, Vec& x,
-                           const std::vector<double>& sample_times,
-                           const SampleObserver& observer, const LoopLimits& limits) {
+                            const std::vector<double>& sample_times, const SampleObserver& observer,
+                            const LoopLimits& limits) {
   using Stepper = odeint::runge_kutta_cash_karp54<State>;
   return run_controlled_rk<Stepper>(method, settings, x, sample_times, observer, limits);
 }
 
 LoopOutcome run_dopri5(Method& method, const StepperSettings& settings, Vec& x,
-                      const std::vector<double>& sample_times,
-                      const SampleObserver& observer, const LoopLimits& limits) {
+                       const std::vector<double>& sample_times, const SampleObserver& observer,
+                       const LoopLimits& limits) {
   using Stepper = odeint::runge_kutta_dopri5<State>;
   return run_controlled_rk<Stepper>(method, settings, x, sample_times, observer, limits);
 }
 
 LoopOutcome run_fehlberg78(Method& method, const StepperSettings& settings, Vec& x,
-                          const std::vector<double>& sample_times,
-                          const SampleObserver& observer, const LoopLimits& limits) {
+                           const std::vector<double>& sample_times, const SampleObserver& observer,
+                           const LoopLimits& limits) {
   using Stepper = odeint::runge_kutta_fehlberg78<State>;
   return run_controlled_rk<Stepper>(method, settings, x, sample_times, observer, limits);
 }

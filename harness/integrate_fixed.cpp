@@ -1,10 +1,9 @@
 // Fixed-step steppers: euler, rk4, rk_gill, adams_bashforth_moulton.
-#include <cmath>
-#include <functional>
-
 #include <boost/array.hpp>
 #include <boost/fusion/container/vector.hpp>
 #include <boost/numeric/odeint.hpp>
+#include <cmath>
+#include <functional>
 
 #include "harness/step_loop.hpp"
 #include "harness/stepper_runs.hpp"
@@ -39,29 +38,29 @@ const double RungeKuttaGill::kRoot2 = std::sqrt(2.0);
 }  // namespace
 
 LoopOutcome run_euler(Method& method, const StepperSettings& settings, Vec& x,
-                     const std::vector<double>& sample_times,
-                     const SampleObserver& observer, const LoopLimits& limits) {
+                      const std::vector<double>& sample_times, const SampleObserver& observer,
+                      const LoopLimits& limits) {
   odeint::euler<State> stepper;
   return fixed_rk(stepper, method, settings.dt, x, sample_times, observer, limits);
 }
 
 LoopOutcome run_rk4(Method& method, const StepperSettings& settings, Vec& x,
-                   const std::vector<double>& sample_times,
-                   const SampleObserver& observer, const LoopLimits& limits) {
+                    const std::vector<double>& sample_times, const SampleObserver& observer,
+                    const LoopLimits& limits) {
   odeint::runge_kutta4<State> stepper;
   return fixed_rk(stepper, method, settings.dt, x, sample_times, observer, limits);
 }
 
 LoopOutcome run_rk_gill(Method& method, const StepperSettings& settings, Vec& x,
-                       const std::vector<double>& sample_times,
-                       const SampleObserver& observer, const LoopLimits& limits) {
+                        const std::vector<double>& sample_times, const SampleObserver& observer,
+                        const LoopLimits& limits) {
   RungeKuttaGill stepper;
   return fixed_rk(stepper, method, settings.dt, x, sample_times, observer, limits);
 }
 
 LoopOutcome run_adams_bashforth_moulton(Method& method, const StepperSettings& settings, Vec& x,
-                                       const std::vector<double>& sample_times,
-                                       const SampleObserver& observer, const LoopLimits& limits) {
+                                        const std::vector<double>& sample_times,
+                                        const SampleObserver& observer, const LoopLimits& limits) {
   odeint::adams_bashforth_moulton<4, State> stepper;
   return fixed_rk(stepper, method, settings.dt, x, sample_times, observer, limits);
 }

@@ -28,16 +28,20 @@ void check_out_dir(const std::string& out_dir, bool force) {
   std::error_code ec;
   const auto status = fs::status(dir, ec);
   if (fs::exists(status) && !fs::is_directory(status))
-    throw OutputError("--out '" + out_dir + "' is not a directory (merge writes results.json into it)");
+    throw OutputError("--out '" + out_dir +
+                      "' is not a directory (merge writes results.json into it)");
   if (fs::is_directory(status)) {
     if (fs::exists(dir / "campaign.json", ec) || fs::exists(dir / "runs", ec))
-      throw InputError("--out '" + out_dir + "' is a campaign's directory (campaign.json or "
+      throw InputError("--out '" + out_dir +
+                       "' is a campaign's directory (campaign.json or "
                        "runs/), which merge never writes into: choose another --out");
     if (fs::exists(target, ec) && !written_by_merge(target))
-      throw InputError("--out '" + out_dir + "' already holds a results.json that merge did not "
+      throw InputError("--out '" + out_dir +
+                       "' already holds a results.json that merge did not "
                        "write: choose another --out");
     if (fs::exists(target, ec) && !force)
-      throw InputError("--out '" + out_dir + "' already holds merged results: use --force to "
+      throw InputError("--out '" + out_dir +
+                       "' already holds merged results: use --force to "
                        "replace them, or choose another --out");
   }
   check_writable(target.string());  // a path under a file, a directory that cannot be written
@@ -52,8 +56,8 @@ void check_same_origin(const std::vector<ResultsFile>& inputs) {
                        inputs.front().name + "' (use --force to merge anyway)");
     for (const char* key : {"git_sha", "build_type", "compiler", "flags"})
       if (doc["context"][key] != first["context"][key])
-        throw InputError("'" + inputs[i].name + "' was produced by a different build (" + key + ": " +
-                         doc["context"][key].dump() + " vs " + first["context"][key].dump() +
+        throw InputError("'" + inputs[i].name + "' was produced by a different build (" + key +
+                         ": " + doc["context"][key].dump() + " vs " + first["context"][key].dump() +
                          "; use --force to merge anyway)");
   }
 }

@@ -188,10 +188,10 @@ nlohmann::json energy_metrics(const Problem& problem, const SampleSeries& series
 nlohmann::json multiplier_metrics(const Problem& problem, const SampleSeries& series) {
   if (series.multipliers.empty()) return nullptr;
   const Vec& final = series.multipliers.back();
-  nlohmann::json out = {{"final", vector_json(final)},
-                        {"unique", std::all_of(series.multipliers_unique.begin(),
-                                               series.multipliers_unique.end(),
-                                               [](bool u) { return u; })}};
+  nlohmann::json out = {
+      {"final", vector_json(final)},
+      {"unique", std::all_of(series.multipliers_unique.begin(), series.multipliers_unique.end(),
+                             [](bool u) { return u; })}};
   // Errors relative to the largest exact |λ| over the samples where the problem knows λ
   // (everywhere for an analytic solution, the final time for a published one): λ may pass
   // through zero (the pendulum released at rest starts with zero tension), where pointwise
@@ -241,8 +241,8 @@ void stream_series_csv(const Problem& problem, const SampleSeries& series, const
   out << "\n";
   const double e0 = series.energy.empty() ? 0.0 : series.energy.front();
   for (std::size_t i = 0; i < series.t.size(); ++i) {
-    out << series.t[i] << "," << series.position_residual[i] << ","
-        << series.velocity_residual[i] << ",";
+    out << series.t[i] << "," << series.position_residual[i] << "," << series.velocity_residual[i]
+        << ",";
     if (std::isfinite(series.energy[i])) out << series.energy[i] - e0;
     for (Eigen::Index k = 0; k < series.outputs[i].size(); ++k) out << "," << series.outputs[i](k);
     if (reference.size())

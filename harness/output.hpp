@@ -26,7 +26,8 @@ void write_file_atomically(const std::string& path, const std::string& content);
 // The same for content too large to hold as one string (a series of a million samples): the
 // producer hands it over in pieces through `emit`, which writes each piece as it comes.
 using Emit = std::function<void(const std::string& piece)>;
-void write_file_atomically(const std::string& path, const std::function<void(const Emit&)>& produce);
+void write_file_atomically(const std::string& path,
+                           const std::function<void(const Emit&)>& produce);
 
 // Throws OutputError unless `path` can be written by write_file_atomically: not a directory,
 // and the directory it would go to exists or can be created and is writable. Creates nothing.

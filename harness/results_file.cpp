@@ -13,7 +13,8 @@ namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void invalid(const std::string& name, const std::string& where, const std::string& what) {
+[[noreturn]] void invalid(const std::string& name, const std::string& where,
+                          const std::string& what) {
   throw InputError("'" + name + "' is not a valid cmbench results file: " + where + " " + what);
 }
 
@@ -22,13 +23,14 @@ std::string a_or_an(const std::string& type_name) {
 }
 
 // The member `key` of `object` (found at `where`), which must exist and have type `type`.
-const json& member(const json& object, const std::string& where, const char* key, json::value_t type,
-                   const std::string& name) {
+const json& member(const json& object, const std::string& where, const char* key,
+                   json::value_t type, const std::string& name) {
   const std::string path = where.empty() ? key : where + "." + key;
   const auto found = object.find(key);
   if (found == object.end()) invalid(name, path, "is missing");
   if (found->type() != type)
-    invalid(name, path, "must be " + a_or_an(json(type).type_name()) + ", found " + found->type_name());
+    invalid(name, path,
+            "must be " + a_or_an(json(type).type_name()) + ", found " + found->type_name());
   return *found;
 }
 
@@ -36,7 +38,8 @@ void validate_runs(const json& runs, const std::string& name) {
   std::map<std::string, std::size_t> first_index;  // key → where it was first seen
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const std::string where = "runs[" + std::to_string(i) + "]";
-    if (!runs[i].is_object()) invalid(name, where, std::string("must be an object, found ") + runs[i].type_name());
+    if (!runs[i].is_object())
+      invalid(name, where, std::string("must be an object, found ") + runs[i].type_name());
     const json& key = member(runs[i], where, "key", json::value_t::string, name);
     member(runs[i], where, "status", json::value_t::string, name);
     const std::string& text = key.get_ref<const std::string&>();
@@ -44,15 +47,17 @@ void validate_runs(const json& runs, const std::string& name) {
     // Two records of one run cannot be told apart by key: compare would see one, merge keep one.
     const auto [seen, inserted] = first_index.emplace(text, i);
     if (!inserted)
-      invalid(name, where + ".key", "'" + text + "' repeats runs[" + std::to_string(seen->second) +
-                                        "].key (a run is recorded twice)");
+      invalid(name, where + ".key",
+              "'" + text + "' repeats runs[" + std::to_string(seen->second) +
+                  "].key (a run is recorded twice)");
   }
 }
 
 }  // namespace
 
 void validate_results(const json& doc, const std::string& name) {
-  if (!doc.is_object()) invalid(name, "the document", std::string("must be an object, found ") + doc.type_name());
+  if (!doc.is_object())
+    invalid(name, "the document", std::string("must be an object, found ") + doc.type_name());
   const json& schema = member(doc, "", "schema", json::value_t::string, name);
   if (schema != "cmbench.results/1")
     invalid(name, "schema", "must be \"cmbench.results/1\", found " + schema.dump());

@@ -4,9 +4,8 @@
 // InputError (exit 2) naming the file and the JSON path of the first violation (runs[3].key).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace cmb {
 

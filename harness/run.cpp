@@ -113,7 +113,8 @@ std::vector<double> make_sample_times(const PreparedRun& run, double sample_dt) 
       throw InputError(msg.str());
     }
     const long every = std::max(1L, std::lround(std::min(sample_dt / dt, steps)));
-    if (total / every > kMaxSamples) too_many_samples(static_cast<double>(total / every), sample_dt);
+    if (total / every > kMaxSamples)
+      too_many_samples(static_cast<double>(total / every), sample_dt);
     for (long k = every; k < total; k += every) times.push_back(k * dt);
     times.push_back(total * dt);
     return times;
@@ -175,9 +176,9 @@ nlohmann::json record_header(const PreparedRun& run) {
       {"samples", run.sample_times.size()},
       {"limits",
        {{"max_steps", run.config.limits.max_steps},
-        {"max_rhs_calls",
-         run.config.limits.max_rhs_calls > 0 ? nlohmann::json(run.config.limits.max_rhs_calls)
-                                             : nlohmann::json()},
+        {"max_rhs_calls", run.config.limits.max_rhs_calls > 0
+                              ? nlohmann::json(run.config.limits.max_rhs_calls)
+                              : nlohmann::json()},
         {"time_limit_s", run.config.limits.wall_time_limit > 0
                              ? nlohmann::json(run.config.limits.wall_time_limit)
                              : nlohmann::json()}}},
@@ -287,8 +288,8 @@ PreparedRun prepare_run(const RunConfig& config) {
   if (config.t_end && t_end_param != config.problem_params.end() &&
       *t_end_param != nlohmann::json(*config.t_end))
     throw InputError("two horizons are given: t_end = " + format_number(*config.t_end) +
-                     " as a run setting and " + t_end_param->dump() + " as a parameter of problem '" +
-                     config.problem + "': give one");
+                     " as a run setting and " + t_end_param->dump() +
+                     " as a parameter of problem '" + config.problem + "': give one");
   if (config.initial.perturb_position != 0.0 && run.problem->sizes().mh == 0)
     throw InputError("a position perturbation needs holonomic constraint rows, and problem '" +
                      config.problem + "' has none (perturb the velocity instead)");
@@ -342,9 +343,9 @@ RunResult execute_run(PreparedRun& run) {
       return branch.on_branch(t, state, message);
     };
   const auto start = std::chrono::steady_clock::now();
-  const LoopOutcome outcome =
-      integrate(method, *run.stepper, run.settings, x, run.sample_times,
-                [&recorder](double t, CVecRef state) { recorder(t, state); }, limits);
+  const LoopOutcome outcome = integrate(
+      method, *run.stepper, run.settings, x, run.sample_times,
+      [&recorder](double t, CVecRef state) { recorder(t, state); }, limits);
   const double instrumented_seconds = seconds_since(start);
   result.series = recorder.series();
 

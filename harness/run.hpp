@@ -4,11 +4,10 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/method.hpp"
 #include "core/problem.hpp"
@@ -30,11 +29,11 @@ struct RunConfig {
   std::string method;
   nlohmann::json method_params = nlohmann::json::object();
   std::string stepper;
-  std::optional<double> dt;       // fixed step (required) or first trial step (adaptive)
-  std::optional<double> abs_tol;  // adaptive only
-  std::optional<double> rel_tol;  // adaptive only
-  std::optional<double> max_dt;   // adaptive only
-  std::optional<double> t_end;    // default: the problem's horizon
+  std::optional<double> dt;         // fixed step (required) or first trial step (adaptive)
+  std::optional<double> abs_tol;    // adaptive only
+  std::optional<double> rel_tol;    // adaptive only
+  std::optional<double> max_dt;     // adaptive only
+  std::optional<double> t_end;      // default: the problem's horizon
   std::optional<double> sample_dt;  // default: t_end / 100
   int repeat = 3;                   // timed repetitions after the instrumented run
   LoopLimits limits;
@@ -72,7 +71,7 @@ inline double time_limit_margin(double limit) { return 2.0 + 0.05 * limit; }
 struct RunResult {
   nlohmann::json record;  // the JSON document of docs/json_schema.md
   SampleSeries series;
-  Mat reference;          // reference outputs at the sample times (empty if none)
+  Mat reference;  // reference outputs at the sample times (empty if none)
   const Problem* problem = nullptr;
 };
 

@@ -44,10 +44,10 @@ Mat run_on_grid(const std::string& id, const nlohmann::json& params, double t_en
   // Landing on the samples, every run must report exactly the grid: anything else would make
   // the two runs' rows refer to different times.
   if (series.t.size() != static_cast<std::size_t>(kGridIntervals) + 1)
-    throw NumericalFailure(RunStatus::diverged,
-                           "self-converged reference run " + run.key + " produced " +
-                               std::to_string(series.t.size()) + " samples instead of " +
-                               std::to_string(kGridIntervals + 1));
+    throw NumericalFailure(RunStatus::diverged, "self-converged reference run " + run.key +
+                                                    " produced " + std::to_string(series.t.size()) +
+                                                    " samples instead of " +
+                                                    std::to_string(kGridIntervals + 1));
   Mat out(series.t.size(), series.outputs.front().size());
   for (std::size_t i = 0; i < series.t.size(); ++i) out.row(i) = series.outputs[i].transpose();
   return out;
@@ -85,8 +85,11 @@ SelfConvergedReference self_converged_reference(const std::string& id, const nlo
                                                 double t_end, const nlohmann::json& recipe_in,
                                                 const std::string& cache_dir) {
   const nlohmann::json recipe = recipe_in.is_null() ? default_reference_recipe() : recipe_in;
-  const nlohmann::json key = {{"problem", id}, {"params", params}, {"t_end", t_end},
-                              {"recipe", recipe}, {"grid_intervals", kGridIntervals},
+  const nlohmann::json key = {{"problem", id},
+                              {"params", params},
+                              {"t_end", t_end},
+                              {"recipe", recipe},
+                              {"grid_intervals", kGridIntervals},
                               // 2: caches from before the fix that lands every sample of the
                               // final step (older files could miss the last samples)
                               {"format", 2}};
@@ -113,8 +116,9 @@ SelfConvergedReference self_converged_reference(const std::string& id, const nlo
   ref.provenance = {{"runs", recipe},
                     {"agreement", ref.agreement},
                     {"context", run_context()},
-                    {"note", "outputs of the first run; accuracy estimated by the largest "
-                             "difference to the second"}};
+                    {"note",
+                     "outputs of the first run; accuracy estimated by the largest "
+                     "difference to the second"}};
   const nlohmann::json doc = {{"key", key},
                               {"grid", ref.grid},
                               {"outputs", matrix_json(ref.outputs)},

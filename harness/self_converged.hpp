@@ -5,10 +5,9 @@
 // cached under results/references/ with their provenance and reused.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/problem.hpp"
 

@@ -36,7 +36,7 @@ using BranchCheck = std::function<bool(double t, CVecRef x, std::string& message
 
 // When the loop must stop short of t_end.
 struct LoopLimits {
-  long max_steps = 50'000'000;  // accepted + rejected
+  long max_steps = 50'000'000;   // accepted + rejected
   long max_rhs_calls = 0;        // RHS-call budget of the stepper (incl. rosenbrock4's
                                  // Jacobians); 0: none. Work, not time: the same build stops
                                  // at the same step on an idle or a busy machine.
@@ -50,7 +50,7 @@ struct LoopCounters {
   long steps_rejected = 0;
   long stepper_resets = 0;
   long jacobian_evaluations = 0;  // rosenbrock4 only
-  long method_rejections = 0;     // steps the method rejected (StepRejected), part of steps_rejected
+  long method_rejections = 0;  // steps the method rejected (StepRejected), part of steps_rejected
 };
 
 struct LoopOutcome {

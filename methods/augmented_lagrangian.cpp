@@ -7,33 +7,31 @@
 //   (M + α_p JᵀJ) q̈_{k+1} = Q − Jᵀλ_k + α_p Jᵀγ̃,
 //   λ_{k+1} = λ_k + α_p (J q̈_{k+1} − γ̃),
 // until ‖q̈_{k+1} − q̈_k‖∞ ≤ tol·(1 + ‖q̈_{k+1}‖∞), or until the change stops contracting below
-// √tol·(1 + ‖q̈‖∞) (rounding floor of the penalized matrix; counted as "stagnations"). The leading matrix is symmetric positive
-// definite whatever the rank of J, so redundant constraints (Bricard) pass; at IFToMM A02's
-// singular positions the iteration itself stops converging (newton_failed at the first one,
-// t ≈ 0.72 s: docs/methods.md, "Singular configurations"). The iterations remove the O(1/α_p) error of the pure penalty method. At convergence q̈ and λ
-// solve the KKT system (λ is then the particular solution the iteration reached: not unique when
-// J is rank-deficient).
-// Parameters: alpha_p — absolute penalty factor as in the peers (1e7…1e9), unset by default;
-// alpha_rel (1e4) — used when alpha_p is unset: α_p = alpha_rel·‖M‖∞/‖JᵀJ‖∞ at each call, which
-// makes the penalty independent of units (a slider-crank with 1e-6 kg·m² inertias and a 1000 kg
-// vehicle get the same conditioning). Too large ill-conditions M + α_p JᵀJ (the accuracy of q̈
-// degrades like ε·cond); too small needs more iterations (each contracts the error of λ by about
-// 1/(α_p σ_min(J M⁻¹Jᵀ))). omega (10 1/s) and xi (1) for the stabilization, tol (1e-12),
-// max_iterations (50), linear_solver (auto | dense | sparse: for problems that send M and J as
-// entries, [M Jᵀ; J −I/α_p] is factorized sparsely instead of forming M + α_p JᵀJ; α_p from the
-// same norms, ‖JᵀJ‖∞ accumulated row by row).
+// √tol·(1 + ‖q̈‖∞) (rounding floor of the penalized matrix; counted as "stagnations"). The leading
+// matrix is symmetric positive definite whatever the rank of J, so redundant constraints (Bricard)
+// pass; at IFToMM A02's singular positions the iteration itself stops converging (newton_failed at
+// the first one, t ≈ 0.72 s: docs/methods.md, "Singular configurations"). The iterations remove the
+// O(1/α_p) error of the pure penalty method. At convergence q̈ and λ solve the KKT system (λ is then
+// the particular solution the iteration reached: not unique when J is rank-deficient). Parameters:
+// alpha_p — absolute penalty factor as in the peers (1e7…1e9), unset by default; alpha_rel (1e4) —
+// used when alpha_p is unset: α_p = alpha_rel·‖M‖∞/‖JᵀJ‖∞ at each call, which makes the penalty
+// independent of units (a slider-crank with 1e-6 kg·m² inertias and a 1000 kg vehicle get the same
+// conditioning). Too large ill-conditions M + α_p JᵀJ (the accuracy of q̈ degrades like ε·cond); too
+// small needs more iterations (each contracts the error of λ by about 1/(α_p σ_min(J M⁻¹Jᵀ))).
+// omega (10 1/s) and xi (1) for the stabilization, tol (1e-12), max_iterations (50), linear_solver
+// (auto | dense | sparse: for problems that send M and J as entries, [M Jᵀ; J −I/α_p] is factorized
+// sparsely instead of forming M + α_p JᵀJ; α_p from the same norms, ‖JᵀJ‖∞ accumulated row by row).
 // State: x = [q; v].
 // Fails when: the iteration does not converge within max_iterations (status newton_failed, the
 // nearest status: an iterative solve that failed); M + α_p JᵀJ not positive definite (singular).
+#include <Eigen/Cholesky>
 #include <cmath>
 #include <limits>
 #include <sstream>
 
-#include <Eigen/Cholesky>
-
-#include "methods/base/acceleration_method.hpp"
 #include "core/errors.hpp"
 #include "core/registry.hpp"
+#include "methods/base/acceleration_method.hpp"
 
 namespace cmb {
 namespace {
@@ -183,14 +181,17 @@ CMB_DEFINE_METHOD(augmented_lagrangian) {
   entry.capabilities.redundant = true;
   entry.capabilities.singular = true;
   entry.capabilities.nonholonomic = true;
-  cmb::ParamSpec tol = cmb::positive_number("tol", 1e-12, "relative change of q̈ that ends the iterations");
+  cmb::ParamSpec tol =
+      cmb::positive_number("tol", 1e-12, "relative change of q̈ that ends the iterations");
   tol.max = 1.0;
-  cmb::ParamSpec alpha_p = cmb::positive_number("alpha_p", 1.0, "absolute penalty factor (overrides alpha_rel)");
+  cmb::ParamSpec alpha_p =
+      cmb::positive_number("alpha_p", 1.0, "absolute penalty factor (overrides alpha_rel)");
   alpha_p.default_value = nullptr;
   entry.params = {
       alpha_p,
       cmb::positive_number("alpha_rel", 1e4, "penalty factor relative to ‖M‖/‖JᵀJ‖"),
-      cmb::nonnegative_number("omega", 10.0, "natural frequency of the constraint stabilization [1/s]"),
+      cmb::nonnegative_number("omega", 10.0,
+                              "natural frequency of the constraint stabilization [1/s]"),
       cmb::nonnegative_number("xi", 1.0, "damping ratio of the constraint stabilization"),
       tol,
       cmb::integer_param("max_iterations", 50, 1, 10000, "iteration limit per RHS call"),

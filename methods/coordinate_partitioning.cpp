@@ -28,11 +28,10 @@
 // (newton_failed, branch_switch; fixed-step steppers cannot retry, so there the first failure
 // ends the run: a chart boundary crossed within one step, or a true singular configuration),
 // or a user-fixed partition is singular.
+#include <Eigen/LU>
 #include <algorithm>
 #include <set>
 #include <sstream>
-
-#include <Eigen/LU>
 
 #include "core/errors.hpp"
 #include "core/kkt.hpp"
@@ -94,7 +93,8 @@ class CoordinatePartitioning : public Method {
   std::vector<int> dep_, indep_;
   // q_ holds the last call's root (Newton's warm start); q_accepted_ the root at the last accepted
   // step, where a rejected step's retry starts again (the rejected step's stages may be far off).
-  Vec q_, q_accepted_, q_first_, v_, Phi_, Q_, gamma_, qdd_, lambda_, rhs_m_, permuted_, work_n_, qdd_i_;
+  Vec q_, q_accepted_, q_first_, v_, Phi_, Q_, gamma_, qdd_, lambda_, rhs_m_, permuted_, work_n_,
+      qdd_i_;
   Mat M_, J_, Jz_, Ji_, D_, R_, MR_, Mr_;
   Eigen::PartialPivLU<Mat> lu_;
   Eigen::LLT<Mat> llt_;
@@ -144,8 +144,10 @@ void CoordinatePartitioning::bind(const Problem& problem) {
   problem_ = &problem;
   const Sizes s = problem.sizes();
   if (s.mu > 0) unsupported("unilateral rows are not supported (use gauss_qp)");
-  if (s.mn > 0) unsupported("nonholonomic rows are not supported (independent speeds differ from "
-                            "independent coordinates)");
+  if (s.mn > 0)
+    unsupported(
+        "nonholonomic rows are not supported (independent speeds differ from "
+        "independent coordinates)");
   refuse_beyond_dense_size("coordinate_partitioning", s.nq);
   n_ = s.nq;
   m_ = s.m();
@@ -234,8 +236,9 @@ void CoordinatePartitioning::recover(double t, CVecRef x) {
   while (Phi_.lpNorm<Eigen::Infinity>() > newton_tol_) {
     if (iterations == max_iterations_ || !std::isfinite(Phi_.lpNorm<Eigen::Infinity>())) {
       std::ostringstream msg;
-      msg << "Newton on the dependent coordinates did not converge at t = " << t << " (|Phi| = "
-          << Phi_.lpNorm<Eigen::Infinity>() << " after " << iterations << " iterations)";
+      msg << "Newton on the dependent coordinates did not converge at t = " << t
+          << " (|Phi| = " << Phi_.lpNorm<Eigen::Infinity>() << " after " << iterations
+          << " iterations)";
       q_ = q_accepted_;
       throw StepRejected(RunStatus::newton_failed, msg.str());
     }
@@ -346,15 +349,17 @@ CMB_DEFINE_METHOD(coordinate_partitioning) {
   independent.name = "independent";
   independent.type = cmb::ParamType::text;
   independent.default_value = "auto";
-  independent.description = "auto (pivoted LU of J) or comma-separated independent coordinate indices";
+  independent.description =
+      "auto (pivoted LU of J) or comma-separated independent coordinate indices";
   cmb::ParamSpec repartition = cmb::positive_number(
       "repartition_tol", 0.1, "re-partition when 1/(|Phi_z^-1| |J|) falls below this at a step");
   repartition.max = 1.0;
-  entry.params = {independent,
-                  cmb::positive_number("newton_tol", 1e-12, "target max |Phi_i| of the Newton recovery"),
-                  cmb::integer_param("max_iterations", 20, 1, 1000,
-                                     "Newton iterations allowed per recovery of the dependent coordinates"),
-                  repartition};
+  entry.params = {
+      independent,
+      cmb::positive_number("newton_tol", 1e-12, "target max |Phi_i| of the Newton recovery"),
+      cmb::integer_param("max_iterations", 20, 1, 1000,
+                         "Newton iterations allowed per recovery of the dependent coordinates"),
+      repartition};
   entry.make = [](const cmb::Params& p) {
     return std::make_unique<cmb::CoordinatePartitioning>(p);
   };

@@ -41,11 +41,11 @@
 #include <set>
 #include <sstream>
 
-#include "methods/base/acceleration_method.hpp"
 #include "core/errors.hpp"
 #include "core/padded_svd.hpp"
 #include "core/qp.hpp"
 #include "core/registry.hpp"
+#include "methods/base/acceleration_method.hpp"
 #include "methods/base/schur_kkt_method.hpp"
 
 namespace cmb {
@@ -88,7 +88,8 @@ class GaussQp : public AccelerationMethod {
   bool uses_dense_matrices(const Problem& problem) const override {
     const Sizes s = problem.sizes();
     bool one_level = true;
-    for (int i = 1; i < s.m(); ++i) one_level = one_level && problem.row_priority(i) == problem.row_priority(0);
+    for (int i = 1; i < s.m(); ++i)
+      one_level = one_level && problem.row_priority(i) == problem.row_priority(0);
     return choose_dense(problem, linear_solver_,
                         s.mu == 0 && !force_qp_ && softness_ == 0.0 && one_level,
                         "the sparse path needs no unilateral rows, one priority level, softness 0 "
@@ -101,8 +102,9 @@ class GaussQp : public AccelerationMethod {
     if ((mu_ > 0 || force_qp_) && !DenseQp::available())
       unsupported("this build has no QP library (configured with CMB_ALGLIB=OFF)");
     if (softness_ > 0.0 && (mu_ > 0 || problem_levels() > 1 || force_qp_))
-      unsupported("softness applies to the equality fast path only (no unilateral rows, one "
-                  "priority level, solver auto)");
+      unsupported(
+          "softness applies to the equality fast path only (no unilateral rows, one "
+          "priority level, solver auto)");
     if (mu_ > 0 && problem_levels() > 1)
       unsupported("unilateral rows together with priority levels are not supported");
     if (dense_matrices()) bind_dense_workspace();  // sparse path: waits for a first rank loss
@@ -184,8 +186,8 @@ class GaussQp : public AccelerationMethod {
     if (outcome == SchurOutcome::rank_deficient) {
       stats().add("rank_drops");
       if (softness_ > 0.0)  // soft rows regularize S; a rank loss there is the user's model
-        schur_.solve(M_, J_, Q_, gamma_, rank_tol_, RankPolicy::truncate, t, qdd_,
-                     lambda_.head(m_), softness_);
+        schur_.solve(M_, J_, Q_, gamma_, rank_tol_, RankPolicy::truncate, t, qdd_, lambda_.head(m_),
+                     softness_);
       else
         solve_prioritized(t);
     } else if (outcome == SchurOutcome::mass_not_positive_definite) {
@@ -282,12 +284,12 @@ class GaussQp : public AccelerationMethod {
     }
     stats().note_max("max_active_unilateral_rows", active);
     const QpResult result =
-        qp_.solve(M_, a_f_, J_, gamma_, G_active_.topRows(active), d_active_.head(active),
-                  qp_tol_, qdd_, lambda_.head(m_), lambda_c_.head(active));
+        qp_.solve(M_, a_f_, J_, gamma_, G_active_.topRows(active), d_active_.head(active), qp_tol_,
+                  qdd_, lambda_.head(m_), lambda_c_.head(active));
     if (!result.ok) {
       std::ostringstream msg;
-      msg << "QP solver failed at t = " << t << " (ALGLIB termination code "
-          << result.termination << ")";
+      msg << "QP solver failed at t = " << t << " (ALGLIB termination code " << result.termination
+          << ")";
       throw NumericalFailure(RunStatus::singular, msg.str());
     }
     lambda_.tail(mu_).setZero();
@@ -317,23 +319,29 @@ class GaussQp : public AccelerationMethod {
 CMB_DEFINE_METHOD(gauss_qp) {
   cmb::MethodEntry entry;
   entry.id = "gauss_qp";
-  entry.summary = "Gauss's principle as a QP: exact equality fast path, priority levels, "
-                  "unilateral rows via ALGLIB, MuJoCo-style softness";
+  entry.summary =
+      "Gauss's principle as a QP: exact equality fast path, priority levels, "
+      "unilateral rows via ALGLIB, MuJoCo-style softness";
   entry.capabilities.redundant = true;
   entry.capabilities.singular = true;
   entry.capabilities.nonholonomic = true;
   entry.capabilities.inequality = true;
   entry.params = cmb::baumgarte_param_specs(nullptr);
-  const cmb::ParamSpec solver = cmb::choice_param(
-      "solver", {"auto", "qp"}, "auto: exact fast paths where they apply; qp: always the QP library");
+  const cmb::ParamSpec solver =
+      cmb::choice_param("solver", {"auto", "qp"},
+                        "auto: exact fast paths where they apply; qp: always the QP library");
   cmb::ParamSpec rank_tol = cmb::positive_number(
-      "rank_tol", 1e-9, "Schur pivot ratio below which J counts as rank-deficient (then SVD cutoff)");
+      "rank_tol", 1e-9,
+      "Schur pivot ratio below which J counts as rank-deficient (then SVD cutoff)");
   rank_tol.max = 1.0;
   entry.params.push_back(solver);
-  entry.params.push_back(cmb::nonnegative_number("softness", 0.0, "R = softness·diag(J M^-1 J^T): 0 = hard constraints"));
+  entry.params.push_back(cmb::nonnegative_number(
+      "softness", 0.0, "R = softness·diag(J M^-1 J^T): 0 = hard constraints"));
   entry.params.push_back(rank_tol);
-  entry.params.push_back(cmb::positive_number("contact_tol", 1e-9, "a unilateral row is closed when g and g' are below this"));
-  entry.params.push_back(cmb::positive_number("qp_tol", 1e-12, "stopping tolerance of the QP solver"));
+  entry.params.push_back(cmb::positive_number(
+      "contact_tol", 1e-9, "a unilateral row is closed when g and g' are below this"));
+  entry.params.push_back(
+      cmb::positive_number("qp_tol", 1e-12, "stopping tolerance of the QP solver"));
   entry.params.push_back(cmb::choice_param(
       "linear_solver", {"auto", "dense", "sparse"},
       "equality fast path: dense Schur complement or sparse LDLᵀ of [M Jᵀ; J 0] (problems with "

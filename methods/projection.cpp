@@ -169,8 +169,8 @@ class Projection : public SchurKktMethod {
     }
     std::ostringstream msg;
     msg << "position projection did not reach |Phi| <= " << position_tol_ << " in "
-        << max_iterations_ << " Newton iterations at t = " << t << " (|Phi| = "
-        << Phi_.lpNorm<Eigen::Infinity>() << ")";
+        << max_iterations_ << " Newton iterations at t = " << t
+        << " (|Phi| = " << Phi_.lpNorm<Eigen::Infinity>() << ")";
     throw StepRejected(RunStatus::newton_failed, msg.str());
   }
 
@@ -238,12 +238,13 @@ CMB_DEFINE_METHOD(projection) {
   entry.summary = "index-1 KKT solve + Newton projection of q and projection of v after each step";
   entry.capabilities.nonholonomic = true;
   entry.capabilities.drift_free = true;
-  entry.params = {cmb::choice_param("metric", {"mass", "euclidean"},
-                                    "projection metric W: the mass matrix or the identity"),
-                  cmb::positive_number("position_tol", 1e-12, "target max |Phi_i| after projection"),
-                  cmb::positive_number("velocity_tol", 1e-12, "project v when max |psi_i| exceeds this"),
-                  cmb::integer_param("max_iterations", 20, 1, 1000,
-                                     "Newton iterations allowed per position projection")};
+  entry.params = {
+      cmb::choice_param("metric", {"mass", "euclidean"},
+                        "projection metric W: the mass matrix or the identity"),
+      cmb::positive_number("position_tol", 1e-12, "target max |Phi_i| after projection"),
+      cmb::positive_number("velocity_tol", 1e-12, "project v when max |psi_i| exceeds this"),
+      cmb::integer_param("max_iterations", 20, 1, 1000,
+                         "Newton iterations allowed per position projection")};
   for (auto& spec : cmb::schur_param_specs()) entry.params.push_back(spec);
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::Projection>(p); };
   return entry;

@@ -23,10 +23,10 @@
 #include <cmath>
 #include <sstream>
 
-#include "methods/base/acceleration_method.hpp"
 #include "core/errors.hpp"
 #include "core/padded_svd.hpp"
 #include "core/registry.hpp"
+#include "methods/base/acceleration_method.hpp"
 
 namespace cmb {
 namespace {
@@ -119,8 +119,8 @@ CMB_DEFINE_METHOD(svd_null_space) {
   entry.capabilities.singular = true;
   entry.capabilities.nonholonomic = true;
   entry.params = cmb::baumgarte_param_specs(nullptr);
-  cmb::ParamSpec tol = cmb::positive_number("rank_tol", 1e-10,
-                                            "singular values below rank_tol·σ_max count as zero");
+  cmb::ParamSpec tol =
+      cmb::positive_number("rank_tol", 1e-10, "singular values below rank_tol·σ_max count as zero");
   tol.max = 1.0;
   entry.params.push_back(tol);
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::SvdNullSpace>(p); };

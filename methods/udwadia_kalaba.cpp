@@ -22,10 +22,10 @@
 #include <cmath>
 #include <sstream>
 
-#include "methods/base/acceleration_method.hpp"
 #include "core/errors.hpp"
 #include "core/padded_svd.hpp"
 #include "core/registry.hpp"
+#include "methods/base/acceleration_method.hpp"
 
 namespace cmb {
 namespace {
@@ -143,10 +143,11 @@ CMB_DEFINE_METHOD(udwadia_kalaba) {
   entry.capabilities.singular = true;
   entry.capabilities.nonholonomic = true;
   entry.params = cmb::baumgarte_param_specs(nullptr);
-  const cmb::ParamSpec variant = cmb::choice_param(
-      "variant", {"eig", "cholesky"}, "M^(±1/2) by eigendecomposition [Thesis-UK-en] or the Cholesky factor");
-  cmb::ParamSpec tol = cmb::positive_number("pinv_tol", 1e-10,
-                                            "Moore-Penrose threshold relative to σ_max of B");
+  const cmb::ParamSpec variant =
+      cmb::choice_param("variant", {"eig", "cholesky"},
+                        "M^(±1/2) by eigendecomposition [Thesis-UK-en] or the Cholesky factor");
+  cmb::ParamSpec tol =
+      cmb::positive_number("pinv_tol", 1e-10, "Moore-Penrose threshold relative to σ_max of B");
   tol.max = 1.0;
   entry.params.push_back(variant);
   entry.params.push_back(tol);

@@ -40,16 +40,32 @@ constexpr double d = .028, da = .0115, e = .02, ea = .01421, rr = .007, ra = .00
 enum : int { kBeta, kTheta, kGamma, kPhi, kDelta, kOmega, kEps };
 
 // Every angle the model takes a sine or cosine of: θ = q_i (+ q_j when j ≥ 0).
-enum Angle : int { aBeta, aBetaTheta, aGamma, aPhiDelta, aDelta, aOmegaEps, aEps, aTheta, aPhi,
-                   aOmega, kAngleCount };
+enum Angle : int {
+  aBeta,
+  aBetaTheta,
+  aGamma,
+  aPhiDelta,
+  aDelta,
+  aOmegaEps,
+  aEps,
+  aTheta,
+  aPhi,
+  aOmega,
+  kAngleCount
+};
 struct AngleSum {
   int i, j;
 };
-constexpr std::array<AngleSum, kAngleCount> kAngles = {{{kBeta, -1}, {kBeta, kTheta},
-                                                        {kGamma, -1}, {kPhi, kDelta},
-                                                        {kDelta, -1}, {kOmega, kEps},
-                                                        {kEps, -1}, {kTheta, -1},
-                                                        {kPhi, -1}, {kOmega, -1}}};
+constexpr std::array<AngleSum, kAngleCount> kAngles = {{{kBeta, -1},
+                                                        {kBeta, kTheta},
+                                                        {kGamma, -1},
+                                                        {kPhi, kDelta},
+                                                        {kDelta, -1},
+                                                        {kOmega, kEps},
+                                                        {kEps, -1},
+                                                        {kTheta, -1},
+                                                        {kPhi, -1},
+                                                        {kOmega, -1}}};
 
 // sin and cos of every angle at one q. An RHS call asks for Q, M, J and γ at the same q; taking
 // the 54 sines and cosines those need separately was ~40 % of an index1 call (perf), against 10
@@ -73,10 +89,18 @@ struct Row {
 const std::array<Row, 6> kRows = {{
     {{{{rr, false, aBeta}, {-d, false, aBetaTheta}, {-ss, true, aGamma}}}, 3, -xb},
     {{{{rr, true, aBeta}, {-d, true, aBetaTheta}, {ss, false, aGamma}}}, 3, -yb},
-    {{{{rr, false, aBeta}, {-d, false, aBetaTheta}, {-e, true, aPhiDelta}, {-zt, false, aDelta}}}, 4, -xa},
-    {{{{rr, true, aBeta}, {-d, true, aBetaTheta}, {e, false, aPhiDelta}, {-zt, true, aDelta}}}, 4, -ya},
-    {{{{rr, false, aBeta}, {-d, false, aBetaTheta}, {-zf, false, aOmegaEps}, {-u, true, aEps}}}, 4, -xa},
-    {{{{rr, true, aBeta}, {-d, true, aBetaTheta}, {-zf, true, aOmegaEps}, {u, false, aEps}}}, 4, -ya},
+    {{{{rr, false, aBeta}, {-d, false, aBetaTheta}, {-e, true, aPhiDelta}, {-zt, false, aDelta}}},
+     4,
+     -xa},
+    {{{{rr, true, aBeta}, {-d, true, aBetaTheta}, {e, false, aPhiDelta}, {-zt, true, aDelta}}},
+     4,
+     -ya},
+    {{{{rr, false, aBeta}, {-d, false, aBetaTheta}, {-zf, false, aOmegaEps}, {-u, true, aEps}}},
+     4,
+     -xa},
+    {{{{rr, true, aBeta}, {-d, true, aBetaTheta}, {-zf, true, aOmegaEps}, {u, false, aEps}}},
+     4,
+     -ya},
 }};
 
 double value(const Term& term, const Trig& trig) {
@@ -107,7 +131,8 @@ Spring spring(double cos_g, double sin_g) {
 class AndrewsSqueezer : public ProblemBase {
  public:
   explicit AndrewsSqueezer(const Params& params)
-      : ProblemBase({"andrews_squeezer", "Andrews' squeezing mechanism (IFToMM A03)",
+      : ProblemBase({"andrews_squeezer",
+                     "Andrews' squeezing mechanism (IFToMM A03)",
                      "Bari IVP test set, andrews.f [IVPTestSet]; Hairer & Wanner, Solving ODEs II, "
                      "VII.7 [HairerWanner1996]; reference: published PSIDE solution at t = 0.03",
                      {"closed_loop", "stiff"}},
@@ -143,13 +168,15 @@ class AndrewsSqueezer : public ProblemBase {
     sink.add(3, 3, m4 * (e - ea) * (e - ea) + i4);
     sink.add(4, 3, m34);
     sink.add(3, 4, m34);
-    sink.add(4, 4, m4 * (zt * zt + 2 * zt * (e - ea) * sphi + (e - ea) * (e - ea)) +
-                       m5 * (ta * ta + tb * tb) + i4 + i5);
+    sink.add(4, 4,
+             m4 * (zt * zt + 2 * zt * (e - ea) * sphi + (e - ea) * (e - ea)) +
+                 m5 * (ta * ta + tb * tb) + i4 + i5);
     sink.add(5, 5, m6 * (zf - fa) * (zf - fa) + i6);
     sink.add(6, 5, m56);
     sink.add(5, 6, m56);
-    sink.add(6, 6, m6 * ((zf - fa) * (zf - fa) - 2 * u * (zf - fa) * somg + u * u) +
-                       m7 * (ua * ua + ub * ub) + i6 + i7);
+    sink.add(6, 6,
+             m6 * ((zf - fa) * (zf - fa) - 2 * u * (zf - fa) * somg + u * u) +
+                 m7 * (ua * ua + ub * ub) + i6 + i7);
   }
 
   void forces(double, CVecRef q, CVecRef v, VecRef Q) const override {
@@ -280,13 +307,12 @@ class AndrewsSqueezer : public ProblemBase {
   static bool at_reference_time(double t) { return std::abs(t - 0.03) <= 1e-12; }
   static inline const Eigen::Matrix<double, 7, 1> kPositions =
       (Eigen::Matrix<double, 7, 1>() << 0.1581077119629904e+2, -0.1575637105984298e+2,
-       0.4082224013073101e-1, -0.5347301163226948e+0, 0.5244099658805304e+0,
-       0.5347301163226948e+0, 0.1048080741042263e+1)
+       0.4082224013073101e-1, -0.5347301163226948e+0, 0.5244099658805304e+0, 0.5347301163226948e+0,
+       0.1048080741042263e+1)
           .finished();
   static inline const Eigen::Matrix<double, 6, 1> kMultipliers =
       (Eigen::Matrix<double, 6, 1>() << 0.1991753333731910e+3, -0.2975531228015052e+2,
-       0.2306654119098399e+2, 0.3145271365475927e+2, 0.2264249232082739e+2,
-       0.1161740700019673e+2)
+       0.2306654119098399e+2, 0.3145271365475927e+2, 0.2264249232082739e+2, 0.1161740700019673e+2)
           .finished();
 };
 

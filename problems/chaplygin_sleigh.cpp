@@ -25,7 +25,8 @@ constexpr double kMass = 1.0, kInertia = 0.1, kArm = 0.5, kU0 = 1.0, kOmega0 = 1
 class ChaplyginSleigh : public ProblemBase {
  public:
   explicit ChaplyginSleigh(const Params& params)
-      : ProblemBase({"chaplygin_sleigh", "Chaplygin sleigh (knife edge, nonholonomic)",
+      : ProblemBase({"chaplygin_sleigh",
+                     "Chaplygin sleigh (knife edge, nonholonomic)",
                      "Chaplygin (1911) [Chaplygin1911]; Neimark & Fufaev, Dynamics of Nonholonomic "
                      "Systems [NeimarkFufaev1972]; closed form derived in the source header",
                      {"nonholonomic"}},

@@ -20,7 +20,6 @@
 #include <sstream>
 
 #include "core/errors.hpp"
-
 #include "core/registry.hpp"
 #include "problems/planar_linkage.hpp"
 
@@ -58,23 +57,21 @@ class CrankRocker : public PlanarLinkage {
   explicit CrankRocker(const Params& params) : CrankRocker(params, crank_rocker_lengths(params)) {}
 
   CrankRocker(const Params& params, const Lengths& l)
-      : PlanarLinkage(
-            {"crank_rocker", "Crank-rocker four-bar under gravity",
-             "defined for cmbench (docs/sources.md); reference: reduced ODE",
-             {"closed_loop"}},
-            params, {rod(l.crank), rod(l.coupler), rod(l.rocker)},
-            {
-                {0, {-l.crank / 2, 0}, PlanarPin::kGround, {0, 0}},
-                {0, {l.crank / 2, 0}, 1, {-l.coupler / 2, 0}},
-                {1, {l.coupler / 2, 0}, 2, {l.rocker / 2, 0}},
-                {2, {-l.rocker / 2, 0}, PlanarPin::kGround, {l.ground, 0}},
-            },
-            {}, kG, 0.0, 0.0),
+      : PlanarLinkage({"crank_rocker",
+                       "Crank-rocker four-bar under gravity",
+                       "defined for cmbench (docs/sources.md); reference: reduced ODE",
+                       {"closed_loop"}},
+                      params, {rod(l.crank), rod(l.coupler), rod(l.rocker)},
+                      {
+                          {0, {-l.crank / 2, 0}, PlanarPin::kGround, {0, 0}},
+                          {0, {l.crank / 2, 0}, 1, {-l.coupler / 2, 0}},
+                          {1, {l.coupler / 2, 0}, 2, {l.rocker / 2, 0}},
+                          {2, {-l.rocker / 2, 0}, PlanarPin::kGround, {l.ground, 0}},
+                      },
+                      {}, kG, 0.0, 0.0),
         l_(l) {}
 
-  std::vector<std::string> output_names() const override {
-    return {"crank_angle", "C_x", "C_y"};
-  }
+  std::vector<std::string> output_names() const override { return {"crank_angle", "C_x", "C_y"}; }
 
   void outputs(double, CVecRef q, CVecRef, VecRef y) const override {
     const Eigen::Vector2d C = point(q, 1, {l_.coupler / 2, 0});
@@ -104,9 +101,15 @@ class CrankRocker : public PlanarLinkage {
     const Jet2 h = sqrt(l_.coupler * l_.coupler - a * a);
     const Jet2 ux = ex / d, uy = ey / d;
     const Jet2 cx = bx + a * ux - h * uy, cy = by + a * uy + h * ux;
-    q = {0.5 * bx, 0.5 * by, phi,
-         0.5 * (bx + cx), 0.5 * (by + cy), atan2(cy - by, cx - bx),
-         0.5 * (l_.ground + cx), 0.5 * cy, atan2(cy, cx - l_.ground)};
+    q = {0.5 * bx,
+         0.5 * by,
+         phi,
+         0.5 * (bx + cx),
+         0.5 * (by + cy),
+         atan2(cy - by, cx - bx),
+         0.5 * (l_.ground + cx),
+         0.5 * cy,
+         atan2(cy, cx - l_.ground)};
   }
 
  private:
@@ -120,8 +123,7 @@ CMB_DEFINE_PROBLEM(crank_rocker) {
   cmb::ProblemEntry entry;
   entry.id = "crank_rocker";
   entry.summary = "four-bar crank-rocker under gravity (nonlinear closed loop, 1 DOF)";
-  entry.params = {cmb::t_end_param(10.0),
-                  cmb::positive_number("crank", 1.0, "crank length AB [m]"),
+  entry.params = {cmb::t_end_param(10.0), cmb::positive_number("crank", 1.0, "crank length AB [m]"),
                   cmb::positive_number("coupler", 2.0, "coupler length BC [m]"),
                   cmb::positive_number("rocker", 1.5, "rocker length DC [m]"),
                   cmb::positive_number("ground", 2.0, "distance between the ground pivots AD [m]")};

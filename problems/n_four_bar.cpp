@@ -35,7 +35,8 @@ std::vector<PlanarBody> links(int n) {
 std::vector<PlanarPin> pins(int n) {
   const Eigen::Vector2d low(-kLength / 2, 0), high(kLength / 2, 0);
   std::vector<PlanarPin> out;
-  for (int i = 0; i <= n; ++i) out.push_back({rocker(i), low, PlanarPin::kGround, {i * kLength, 0}});
+  for (int i = 0; i <= n; ++i)
+    out.push_back({rocker(i), low, PlanarPin::kGround, {i * kLength, 0}});
   for (int i = 0; i < n; ++i) {
     out.push_back({rocker(i), high, coupler(n, i), low});
     out.push_back({rocker(i + 1), high, coupler(n, i), high});
@@ -46,7 +47,8 @@ std::vector<PlanarPin> pins(int n) {
 class NFourBar : public PlanarLinkage {
  public:
   explicit NFourBar(const Params& params)
-      : PlanarLinkage({"n_four_bar", "IFToMM A02: N-four-bar mechanism",
+      : PlanarLinkage({"n_four_bar",
+                       "IFToMM A02: N-four-bar mechanism",
                        "IFToMM benchmark A02 [IFToMM; Gonzalez2006]; "
                        "reference: reduced ODE on the parallelogram branch",
                        {"closed_loop", "singular"}},

@@ -11,10 +11,9 @@
 // μ_ij = mass at or beyond link max(i, j), integrated by Bulirsch–Stoer at tolerance 1e-13. Its
 // cost is O(N³) per step: practical as a reference up to N ≈ 100.
 // Outputs: tip position (x_N, y_N) [m] and first mass (x_1, y_1) [m].
+#include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <vector>
-
-#include <boost/numeric/odeint.hpp>
 
 #include "core/registry.hpp"
 
@@ -27,12 +26,14 @@ constexpr double kPi = 3.141592653589793238462643383279502884;
 class NPendulum : public ProblemBase {
  public:
   explicit NPendulum(const Params& params)
-      : ProblemBase({"n_pendulum", "Chain of N point masses in Cartesian coordinates",
+      : ProblemBase({"n_pendulum",
+                     "Chain of N point masses in Cartesian coordinates",
                      "scaling problem defined for cmbench (docs/sources.md); reference: "
                      "joint-angle ODE",
                      {}},
-                    params, Sizes{2 * static_cast<int>(params.integer("N")),
-                                  static_cast<int>(params.integer("N")), 0}),
+                    params,
+                    Sizes{2 * static_cast<int>(params.integer("N")),
+                          static_cast<int>(params.integer("N")), 0}),
         n_(static_cast<int>(params.integer("N"))),
         mass_(1.0 / n_),
         length_(1.0 / n_),
@@ -162,8 +163,8 @@ CMB_DEFINE_PROBLEM(n_pendulum) {
   entry.id = "n_pendulum";
   entry.summary = "chain of N point masses, Cartesian; joint-angle reference (scaling, no loops)";
   cmb::ParamSpec theta = cmb::nonnegative_number("theta0_deg", 45.0,
-                                                  "initial angle of the straight chain from the "
-                                                  "downward vertical [deg]");
+                                                 "initial angle of the straight chain from the "
+                                                 "downward vertical [deg]");
   theta.max = 180.0;
   entry.params = {cmb::integer_param("N", 10, 1, 1000, "number of masses and links"),
                   cmb::t_end_param(2.0), theta};

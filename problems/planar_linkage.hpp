@@ -5,9 +5,8 @@
 // reference (core/chart_reference.hpp).
 #pragma once
 
-#include <vector>
-
 #include <Eigen/Dense>
+#include <vector>
 
 #include "core/chart_reference.hpp"
 #include "core/problem.hpp"

@@ -9,10 +9,9 @@
 // so λ = T/(2L) under M q̈ = Q − Jᵀλ with J = 2[x y]. Energy ½m|v|² + mgy is exactly 0.
 // Parameters: t_end (default 10 s; long horizons ≥ 1000 s are where drift shows).
 // Outputs: x, y [m], vx, vy [m/s].
-#include <cmath>
-
 #include <boost/math/special_functions/ellint_1.hpp>
 #include <boost/math/special_functions/jacobi_elliptic.hpp>
+#include <cmath>
 
 #include "core/registry.hpp"
 
@@ -24,7 +23,8 @@ constexpr double kMass = 1.0, kLength = 1.0, kG = 9.81;
 class SimplePendulum : public ProblemBase {
  public:
   explicit SimplePendulum(const Params& params)
-      : ProblemBase({"simple_pendulum", "IFToMM A01: simple pendulum in Cartesian coordinates",
+      : ProblemBase({"simple_pendulum",
+                     "IFToMM A01: simple pendulum in Cartesian coordinates",
                      "IFToMM benchmark A01 [IFToMM; Gonzalez2006]; "
                      "exact solution through Jacobi elliptic functions",
                      {}},

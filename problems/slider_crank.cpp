@@ -26,7 +26,8 @@ class SliderCrank : public PlanarLinkage {
  public:
   explicit SliderCrank(const Params& params)
       : PlanarLinkage(
-            {"slider_crank", "Slider-crank (Flores et al. data) under gravity",
+            {"slider_crank",
+             "Slider-crank (Flores et al. data) under gravity",
              "Flores, Machado, Seabra, Silva, J. Comput. Nonlinear Dynam. 6(1) 2011 [Flores2011]; "
              "reference: reduced ODE",
              {"closed_loop"}},
@@ -58,7 +59,7 @@ class SliderCrank : public PlanarLinkage {
     const Jet2 psi = asin(-(kCrank / kRod) * sin(phi));
     const Jet2 cx = bx + kRod * cos(psi);
     q = {0.5 * bx, 0.5 * by, phi, bx + 0.5 * kRod * cos(psi), by + 0.5 * kRod * sin(psi), psi,
-         cx, 0.0, 0.0};
+         cx,       0.0,      0.0};
   }
 };
 

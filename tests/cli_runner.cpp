@@ -1,8 +1,8 @@
 #include "cli_runner.hpp"
 
-#include <cstdio>
-
 #include <sys/wait.h>
+
+#include <cstdio>
 
 namespace cmb::test {
 

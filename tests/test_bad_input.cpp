@@ -1,10 +1,10 @@
 // Every bad-input case of tests/bad_inputs.json (the table in docs/bad_input.md): exit code 2, a
 // message containing the expected text (which names the value and what is valid), and nothing
 // written where the command was told to write.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
@@ -46,7 +46,8 @@ TEST_P(BadInput, ExitsWithCode2AndAMessageAndWritesNothing) {
   const auto r = cmb::test::cli_in(dir.string(), with_output_target(c["args"]));
   EXPECT_EQ(r.exit_code, 2) << c["case"] << "\n" << r.output;
   EXPECT_NE(r.output.find(c["expect"].get<std::string>()), std::string::npos)
-      << c["case"] << ": expected '" << c["expect"].get<std::string>() << "' in\n" << r.output;
+      << c["case"] << ": expected '" << c["expect"].get<std::string>() << "' in\n"
+      << r.output;
   EXPECT_FALSE(fs::exists(dir / "out")) << c["case"] << ": something was written";
   EXPECT_FALSE(fs::exists(dir / "merged")) << c["case"] << ": something was written";
   fs::remove_all(dir);
@@ -59,7 +60,8 @@ std::string case_name(const ::testing::TestParamInfo<std::size_t>& info) {
   return std::to_string(info.param) + "_" + name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Table, BadInput, ::testing::Range<std::size_t>(0, cases().size()), case_name);
+INSTANTIATE_TEST_SUITE_P(Table, BadInput, ::testing::Range<std::size_t>(0, cases().size()),
+                         case_name);
 
 TEST(BadInputTable, HasAtLeast25Cases) { EXPECT_GE(cases().size(), 25u); }
 

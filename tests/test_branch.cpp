@@ -3,15 +3,15 @@
 // consistent state of the other branch) ends `branch_switch` naming that indicator, while the
 // same run left alone ends `ok`; and real runs that leave A02's parallelogram branch at a
 // singular position end `branch_switch`.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <set>
 
-#include <gtest/gtest.h>
-
-#include "core/assembly.hpp"
 #include "catalog/catalog.hpp"
+#include "core/assembly.hpp"
 #include "harness/branch_monitor.hpp"
 #include "test_support.hpp"
 
@@ -25,7 +25,10 @@ using Mirror = std::function<void(double t, VecRef q)>;
 class Teleport : public Method {
  public:
   Teleport(std::unique_ptr<Method> inner, double t_jump, Mirror mirror)
-      : Method(inner->params()), inner_(std::move(inner)), t_jump_(t_jump), mirror_(std::move(mirror)) {}
+      : Method(inner->params()),
+        inner_(std::move(inner)),
+        t_jump_(t_jump),
+        mirror_(std::move(mirror)) {}
   void bind(const Problem& problem) override {
     inner_->bind(problem);
     q_.setZero(problem.sizes().nq);
@@ -110,8 +113,8 @@ void slider_crank_left(double, VecRef q) {
 // n_four_bar N = 1, folded branch: rocker 0 horizontal (B0 = A1, where A02's branches meet),
 // rocker 1 and the coupler turned together about A1 to ψ = 1 rad.
 void n_four_bar_folded(double, VecRef q) {
-  const double psi = 1.0;  // rocker 1's angle on the folded branch
-  q.segment<3>(0) << 0.5, 0.0, 0.0;                                  // rocker 0, horizontal
+  const double psi = 1.0;            // rocker 1's angle on the folded branch
+  q.segment<3>(0) << 0.5, 0.0, 0.0;  // rocker 0, horizontal
   q.segment<3>(3) << 1.0 + 0.5 * std::cos(psi), 0.5 * std::sin(psi), psi;  // rocker 1 about A1
   q.segment<3>(6) << 1.0 + 0.5 * std::cos(psi), 0.5 * std::sin(psi), psi;  // coupler B0 → B1
 }
@@ -157,7 +160,10 @@ void car_axis_flipped(double, VecRef q) {
 std::vector<Case> cases() {
   const auto none = nlohmann::json::object();
   return {
-      {"bricard", {{"t_end", 0.5}}, {"a3_equals_a1", "a5_equals_a1", "a4_equals_a2"}, 0.2,
+      {"bricard",
+       {{"t_end", 0.5}},
+       {"a3_equals_a1", "a5_equals_a1", "a4_equals_a2"},
+       0.2,
        bricard_other_branch},
       {"crank_rocker", none, {"elbow_C"}, 1.0, crank_rocker_elbow_down},
       {"slider_crank", none, {"slider_side"}, 0.01, slider_crank_left},
@@ -220,7 +226,8 @@ TEST(BranchIndicators, EveryIndicatorEndsARunMovedOntoAnotherBranch) {
     for (const auto& indicator : problem->branch_indicators()) {
       const bool numbered = entry.id == "n_four_bar";  // one indicator per rocker, same rule
       if (numbered && indicator.name != "rocker_1_parallel") continue;
-      EXPECT_TRUE(covered.count(entry.id + "/" + indicator.name)) << entry.id << " " << indicator.name;
+      EXPECT_TRUE(covered.count(entry.id + "/" + indicator.name))
+          << entry.id << " " << indicator.name;
     }
   }
 }

@@ -1,5 +1,10 @@
 // Campaigns through the command line: validation with JSON paths, parallel runs, resume after a
 // SIGKILL, shards, and identical metrics whichever way the runs were scheduled.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -8,15 +13,9 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
-
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
 
@@ -84,26 +83,37 @@ TEST(Campaign, EveryCommittedCampaignFileIsValid) {
 TEST(Campaign, BadFilesAreRejectedWithTheJsonPathAndNothingIsWritten) {
   const fs::path dir = scratch("bad");
   const std::vector<std::pair<json, std::string>> cases = {
-      {{{"name", "x"}, {"problems", {{{"id", "pendulum"}}}}, {"methods", {{{"id", "index1"}}}},
+      {{{"name", "x"},
+        {"problems", {{{"id", "pendulum"}}}},
+        {"methods", {{{"id", "index1"}}}},
         {"steppers", {{{"id", "rk4"}, {"dt", 0.01}}}}},
        "/problems/0: unknown problem 'pendulum'"},
-      {{{"name", "x"}, {"problems", {{{"id", "simple_pendulum"}}}},
+      {{{"name", "x"},
+        {"problems", {{{"id", "simple_pendulum"}}}},
         {"methods", {{{"id", "baumgarte"}, {"params", {{"alpah", 1}}}}}},
         {"steppers", {{{"id", "rk4"}, {"dt", 0.01}}}}},
        "/methods/0: unknown parameter 'alpah'"},
-      {{{"name", "x"}, {"problems", {{{"id", "simple_pendulum"}}}}, {"methods", {{{"id", "index1"}}}},
+      {{{"name", "x"},
+        {"problems", {{{"id", "simple_pendulum"}}}},
+        {"methods", {{{"id", "index1"}}}},
         {"steppers", {{{"id", "dopri5"}, {"dt", 0.01}}}}},
        "/steppers/0: stepper 'dopri5' is adaptive"},
-      {{{"name", "x"}, {"problems", {{{"id", "simple_pendulum"}}}}, {"methods", {{{"id", "index1"}}}},
+      {{{"name", "x"},
+        {"problems", {{{"id", "simple_pendulum"}}}},
+        {"methods", {{{"id", "index1"}}}},
         {"steppers", {{{"id", "rk4"}, {"dt", {0.01, -1}}}}}},
        "/steppers/0/dt/1: expected a number > 0"},
       {{{"name", "x"}, {"problemz", json::array()}}, "/problemz: unknown key"},
       {{{"name", "x"},
         {"problems", {{{"id", "simple_pendulum"}, {"perturbations", {{{"position", "big"}}}}}}},
-        {"methods", {{{"id", "index1"}}}}, {"steppers", {{{"id", "rk4"}, {"dt", 0.01}}}}},
+        {"methods", {{{"id", "index1"}}}},
+        {"steppers", {{{"id", "rk4"}, {"dt", 0.01}}}}},
        "/problems/0/perturbations/0/position: expected a finite number"},
-      {{{"name", "x"}, {"initial_assembly", "fix"}, {"problems", {{{"id", "simple_pendulum"}}}},
-        {"methods", {{{"id", "index1"}}}}, {"steppers", {{{"id", "rk4"}, {"dt", 0.01}}}}},
+      {{{"name", "x"},
+        {"initial_assembly", "fix"},
+        {"problems", {{{"id", "simple_pendulum"}}}},
+        {"methods", {{{"id", "index1"}}}},
+        {"steppers", {{{"id", "rk4"}, {"dt", 0.01}}}}},
        "/initial_assembly: initial_assembly must be 'reject' or 'project'"},
   };
   for (const auto& [campaign, expected] : cases) {
@@ -123,7 +133,8 @@ TEST(Campaign, BadFilesAreRejectedWithTheJsonPathAndNothingIsWritten) {
 TEST(Campaign, ResumesAfterSigkillWithEveryRunOnceAndIdenticalMetrics) {
   const fs::path dir = scratch("resume");
   const fs::path file = write_campaign(dir, campaign_of(20.0, 2e-4));
-  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 1 --out " + (dir / "full").string()).exit_code, 0);
+  ASSERT_EQ(
+      cli("campaign " + file.string() + " --jobs 1 --out " + (dir / "full").string()).exit_code, 0);
   const auto reference = comparable(dir / "full" / "results.json");
 
   const pid_t pid = fork();
@@ -175,7 +186,8 @@ int processes_mentioning(const std::string& text) {
 TEST(Campaign, SigtermStopsTheWorkersAndResumeCompletesTheCampaign) {
   const fs::path dir = scratch("sigterm");
   const fs::path file = write_campaign(dir, campaign_of(20.0, 2e-4));
-  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
+  ASSERT_EQ(
+      cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
   const auto reference = comparable(dir / "full" / "results.json");
 
   const std::string out = (dir / "stopped").string();
@@ -213,7 +225,8 @@ TEST(Campaign, SigtermStopsTheWorkersAndResumeCompletesTheCampaign) {
 TEST(Campaign, ResumeRedoesTruncatedAndSwappedRecords) {
   const fs::path dir = scratch("records");
   const fs::path file = write_campaign(dir, campaign_of(2.0, 1e-3));
-  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
+  ASSERT_EQ(
+      cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
   const auto reference = comparable(dir / "full" / "results.json");
 
   fs::copy(dir / "full", dir / "damaged", fs::copy_options::recursive);
@@ -258,12 +271,14 @@ TEST(Campaign, ADirectoryHoldingACampaignRefusesOtherSettings) {
   write_campaign(dir, campaign);
   const CliResult fresh = cli("campaign " + file.string() + out);
   EXPECT_EQ(fresh.exit_code, 2) << fresh.output;
-  EXPECT_NE(fresh.output.find("already holds a campaign's results"), std::string::npos) << fresh.output;
+  EXPECT_NE(fresh.output.find("already holds a campaign's results"), std::string::npos)
+      << fresh.output;
   const CliResult resumed = cli("campaign " + file.string() + " --resume" + out);
   EXPECT_EQ(resumed.exit_code, 2) << resumed.output;
   EXPECT_NE(resumed.output.find("differs in: name, repeat"), std::string::npos) << resumed.output;
   std::ifstream in(dir / "r" / "results.json");
-  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), before);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()),
+            before);
 
   const CliResult forced = cli("campaign " + file.string() + " --resume --force" + out);
   EXPECT_EQ(forced.exit_code, 0) << forced.output;
@@ -274,12 +289,14 @@ TEST(Campaign, ADirectoryHoldingACampaignRefusesOtherSettings) {
 // (0.5 s + 2.025 s) and recorded as time_limit; the campaign goes on with the next run.
 TEST(Campaign, AWorkerPastItsTimeLimitIsKilledAndRecorded) {
   const fs::path dir = scratch("killed");
-  const json campaign = {
-      {"name", "stuck"}, {"repeat", 0}, {"time_limit", 0.5},
-      {"problems",
-       {{{"id", "n_pendulum"}, {"params", {{"N", 500}}}}, {{"id", "simple_pendulum"}, {"t_end", 0.1}}}},
-      {"methods", {{{"id", "svd_null_space"}}}},
-      {"steppers", {{{"id", "rk4"}, {"dt", 0.001}}}}};
+  const json campaign = {{"name", "stuck"},
+                         {"repeat", 0},
+                         {"time_limit", 0.5},
+                         {"problems",
+                          {{{"id", "n_pendulum"}, {"params", {{"N", 500}}}},
+                           {{"id", "simple_pendulum"}, {"t_end", 0.1}}}},
+                         {"methods", {{{"id", "svd_null_space"}}}},
+                         {"steppers", {{{"id", "rk4"}, {"dt", 0.001}}}}};
   const fs::path file = write_campaign(dir, campaign);
   const auto start = std::chrono::steady_clock::now();
   const CliResult r = cli("campaign " + file.string() + " --jobs 1 --out " + (dir / "r").string());
@@ -299,10 +316,12 @@ TEST(Campaign, DiskFullStopsTheCampaignAndResumeCompletesIt) {
   const fs::path dir = scratch("diskfull");
   const fs::path mnt = dir / "small";
   fs::create_directories(mnt);
-  if (std::system(("mount -t tmpfs -o size=64k tmpfs " + mnt.string() + " 2>/dev/null").c_str()) != 0)
+  if (std::system(("mount -t tmpfs -o size=64k tmpfs " + mnt.string() + " 2>/dev/null").c_str()) !=
+      0)
     GTEST_SKIP() << "cannot mount a tmpfs here (not root?)";
   const fs::path file = write_campaign(dir, campaign_of(2.0, 1e-3));
-  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
+  ASSERT_EQ(
+      cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
   const auto reference = comparable(dir / "full" / "results.json");
 
   const std::string out = (mnt / "r").string();
@@ -342,9 +361,11 @@ TEST(Campaign, KeysAreExactAndCanonical) {
   const CliResult r = cli("campaign " + write_campaign(dir, campaign).string() + " --dry-run");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("simple_pendulum/baumgarte[zeta=2]/dopri5/tol=1e-06\n"),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("simple_pendulum/baumgarte[zeta=2]/dopri5/tol=1.000001e-06\n"),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("n_pendulum[N=3]/baumgarte[zeta=2]/"), std::string::npos) << r.output;
   fs::remove_all(dir);
 }
@@ -359,7 +380,8 @@ TEST(Campaign, FilterPatternsCannotHang) {
   EXPECT_EQ(hostile.exit_code, 0) << hostile.output;
   EXPECT_NE(hostile.output.find("0 runs (of 24"), std::string::npos) << hostile.output;
   EXPECT_LT(took.count(), 5.0);
-  const CliResult some = cli("campaign " + smoke + " --dry-run --filter '/(index1|projection)/rk4/'");
+  const CliResult some =
+      cli("campaign " + smoke + " --dry-run --filter '/(index1|projection)/rk4/'");
   EXPECT_NE(some.output.find("runs (of 24"), std::string::npos) << some.output;
   EXPECT_EQ(some.output.find("/baumgarte/"), std::string::npos) << some.output;
   EXPECT_NE(some.output.find("/projection/rk4/"), std::string::npos) << some.output;
@@ -368,44 +390,53 @@ TEST(Campaign, FilterPatternsCannotHang) {
 TEST(Campaign, ShardsTogetherEqualTheWholeCampaign) {
   const fs::path dir = scratch("shards");
   const fs::path file = write_campaign(dir, campaign_of(2.0, 1e-3));
-  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "all").string()).exit_code, 0);
+  ASSERT_EQ(
+      cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "all").string()).exit_code, 0);
   const auto whole = comparable(dir / "all" / "results.json");
   std::map<std::string, json> merged;
   for (int i = 1; i <= 3; ++i) {
     const std::string out = (dir / ("shard" + std::to_string(i))).string();
     ASSERT_EQ(cli("campaign " + file.string() + " --jobs 1 --shard " + std::to_string(i) +
-                  "/3 --out " + out).exit_code, 0);
+                  "/3 --out " + out)
+                  .exit_code,
+              0);
     for (const auto& [key, record] : comparable(fs::path(out) / "results.json"))
       EXPECT_TRUE(merged.emplace(key, record).second) << "run in two shards: " << key;
   }
   EXPECT_EQ(merged, whole);
   EXPECT_EQ(cli("campaign " + file.string() + " --shard 4/3").exit_code, 2);
   // cmbench merge joins the shards into the same set of runs...
-  const std::string shards = (dir / "shard1").string() + " " + (dir / "shard2").string() + " " +
-                             (dir / "shard3").string();
+  const std::string shards =
+      (dir / "shard1").string() + " " + (dir / "shard2").string() + " " + (dir / "shard3").string();
   ASSERT_EQ(cli("merge " + shards + " --out " + (dir / "merged").string()).exit_code, 0);
   EXPECT_EQ(comparable(dir / "merged" / "results.json"), whole);
   // ...and refuses results of another campaign file unless forced.
   fs::create_directories(dir / "other");
   const fs::path other = write_campaign(dir / "other", campaign_of(1.0, 1e-3));
-  ASSERT_EQ(cli("campaign " + other.string() + " --jobs 2 --out " + (dir / "other_out").string()).exit_code, 0);
+  ASSERT_EQ(cli("campaign " + other.string() + " --jobs 2 --out " + (dir / "other_out").string())
+                .exit_code,
+            0);
   const CliResult refused = cli("merge " + (dir / "shard1").string() + " " +
                                 (dir / "other_out").string() + " --out " + (dir / "bad").string());
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.output.find("different campaign file"), std::string::npos) << refused.output;
   EXPECT_FALSE(fs::exists(dir / "bad" / "results.json"));
   EXPECT_EQ(cli("merge " + (dir / "shard1").string() + " " + (dir / "other_out").string() +
-                " --force --out " + (dir / "forced").string()).exit_code, 0);
+                " --force --out " + (dir / "forced").string())
+                .exit_code,
+            0);
   fs::remove_all(dir);
 }
 
 TEST(Campaign, PerturbationsAreProblemVariantsWithTheirOwnKeys) {
   const fs::path dir = scratch("perturbations");
   json campaign = campaign_of(1.0, 1e-3);
-  campaign["problems"] = {{{"id", "simple_pendulum"},
-                           {"perturbations", {json::object(), {{"position", 1e-3}}, {{"velocity", 0.01}}}}}};
+  campaign["problems"] = {
+      {{"id", "simple_pendulum"},
+       {"perturbations", {json::object(), {{"position", 1e-3}}, {{"velocity", 0.01}}}}}};
   const fs::path file = write_campaign(dir, campaign);
-  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "r").string()).exit_code, 0);
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "r").string()).exit_code,
+            0);
   std::ifstream in(dir / "r" / "results.json");
   const json doc = json::parse(in);
   ASSERT_EQ(doc["runs"].size(), 3u * 3u * 3u);  // 3 variants × 3 methods × (2 dt + 1 tol)
@@ -416,7 +447,8 @@ TEST(Campaign, PerturbationsAreProblemVariantsWithTheirOwnKeys) {
     ++perturbed;
     EXPECT_NE(run["key"].get<std::string>().find("/perturb=p"), std::string::npos);
     if (p["position"] != 0.0) {
-      EXPECT_NEAR(run["metrics"]["drift"]["position"]["initial"].get<double>(), 1e-3, 1e-13);  // assembly tol
+      EXPECT_NEAR(run["metrics"]["drift"]["position"]["initial"].get<double>(), 1e-3,
+                  1e-13);  // assembly tol
     }
   }
   EXPECT_EQ(perturbed, 2 * 3 * 3);
@@ -449,7 +481,8 @@ TEST(Campaign, SmokeCampaignIsDeterministicAcrossRepeatsAndWorkerCounts) {
   const std::vector<std::pair<std::string, std::string>> runs = {
       {"a", "--jobs 1"}, {"b", "--jobs 1"}, {"c", "--jobs 2"}};
   for (const auto& [name, jobs] : runs)
-    ASSERT_EQ(cli("campaign " + smoke + " " + jobs + " --out " + (dir / name).string()).exit_code, 0);
+    ASSERT_EQ(cli("campaign " + smoke + " " + jobs + " --out " + (dir / name).string()).exit_code,
+              0);
   auto load = [&](const std::string& name) {
     std::ifstream in(dir / name / "results.json");
     return without_timings_and_dates(json::parse(in));
@@ -459,7 +492,8 @@ TEST(Campaign, SmokeCampaignIsDeterministicAcrossRepeatsAndWorkerCounts) {
   for (const std::string other : {"b", "c"}) {
     EXPECT_EQ(load(other), a) << "results of run " << other << " differ from run a";
     for (const auto& entry : fs::directory_iterator(dir / "a" / "series"))
-      EXPECT_EQ(file_text(dir / other / "series" / entry.path().filename()), file_text(entry.path()))
+      EXPECT_EQ(file_text(dir / other / "series" / entry.path().filename()),
+                file_text(entry.path()))
           << entry.path().filename();
   }
   fs::remove_all(dir);
@@ -470,11 +504,14 @@ TEST(Campaign, SmokeCampaignIsDeterministicAcrossRepeatsAndWorkerCounts) {
 TEST(Campaign, CompareFindsChangedAndMissingRuns) {
   const fs::path dir = scratch("compare");
   const fs::path file = write_campaign(dir, campaign_of(1.0, 1e-3));
-  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 1 --out " + (dir / "a").string()).exit_code, 0);
-  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "b").string()).exit_code, 0);
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 1 --out " + (dir / "a").string()).exit_code,
+            0);
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "b").string()).exit_code,
+            0);
   const CliResult same = cli("compare " + (dir / "a").string() + " " + (dir / "b").string());
   EXPECT_EQ(same.exit_code, 0) << same.output;
-  EXPECT_NE(same.output.find("same status, metrics and work: 18"), std::string::npos) << same.output;
+  EXPECT_NE(same.output.find("same status, metrics and work: 18"), std::string::npos)
+      << same.output;
 
   std::ifstream in(dir / "b" / "results.json");
   json doc = json::parse(in);
@@ -493,7 +530,8 @@ TEST(Campaign, CompareFindsChangedAndMissingRuns) {
   std::ifstream json_in(dir / "c.json");
   EXPECT_EQ(json::parse(json_in)["different"][0]["key"], changed);
 
-  const CliResult missing = cli("compare " + (dir / "a").string() + " " + (dir / "nowhere").string());
+  const CliResult missing =
+      cli("compare " + (dir / "a").string() + " " + (dir / "nowhere").string());
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.output.find("cannot read"), std::string::npos) << missing.output;
   fs::remove_all(dir);
@@ -510,7 +548,8 @@ namespace {
 TEST(Campaign, FileSizeLimitStopsTheCampaignAndResumeCompletesIt) {
   const fs::path dir = scratch("fsize");
   const fs::path file = write_campaign(dir, campaign_of(2.0, 1e-3));
-  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
+  ASSERT_EQ(
+      cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
   const auto reference = comparable(dir / "full" / "results.json");
 
   // 16 KiB: the records fit, the pendulum's series CSVs (~20 KB) do not.

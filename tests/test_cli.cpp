@@ -1,16 +1,15 @@
 // The command line as a user meets it: bad input gives exit code 2 and a message that names the
 // offending value and lists the valid ones; nothing is written. A good run writes its record.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <string>
-
-#include <sys/wait.h>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli_runner.hpp"
 
@@ -28,7 +27,8 @@ void expect_input_error(const std::string& args, const std::vector<std::string>&
   std::filesystem::remove(out);
   const CliResult r = cli(args + " --out " + out);
   EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
-  for (const auto& m : mentions) EXPECT_NE(r.output.find(m), std::string::npos) << m << "\n" << r.output;
+  for (const auto& m : mentions)
+    EXPECT_NE(r.output.find(m), std::string::npos) << m << "\n" << r.output;
   EXPECT_FALSE(std::filesystem::exists(out)) << args;
 }
 
@@ -49,8 +49,8 @@ TEST(Cli, BadParametersNameTheKeyAndTheValidOnes) {
   expect_input_error(kGood + " --param method.pivot_tol=abc", {"pivot_tol", "expects a number"});
   expect_input_error(kGood + " --param method.rank_policy=maybe", {"fail, truncate"});
   expect_input_error(kGood + " --param N", {"key=value"});
-  expect_input_error(
-      "run --problem n_four_bar --method index1 --stepper rk4 --dt 0.01 --param N=0", {">= 1"});
+  expect_input_error("run --problem n_four_bar --method index1 --stepper rk4 --dt 0.01 --param N=0",
+                     {">= 1"});
 }
 
 TEST(Cli, MissingOrInconsistentValuesAreInputErrors) {
@@ -86,9 +86,10 @@ TEST(Cli, GoodRunWritesRecordAndSeries) {
 
 TEST(Cli, NumericalFailureIsARecordedStatusWithExitCode1) {
   const std::string out = temp_path("singular.json");
-  const CliResult r = cli(
-      "run --problem n_four_bar --param N=2 --method index1 --stepper fehlberg78 --tol 1e-12 "
-      "--param pivot_tol=1e-10 --repeat 0 --out " + out);
+  const CliResult r =
+      cli("run --problem n_four_bar --param N=2 --method index1 --stepper fehlberg78 --tol 1e-12 "
+          "--param pivot_tol=1e-10 --repeat 0 --out " +
+          out);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   std::ifstream in(out);
   EXPECT_EQ(nlohmann::json::parse(in)["status"], "singular");
@@ -110,8 +111,8 @@ TEST(Cli, DescribeReportsCountsRankAndReference) {
 TEST(Cli, ListShowsEverything) {
   const CliResult r = cli("list");
   EXPECT_EQ(r.exit_code, 0);
-  for (const std::string id : {"simple_pendulum", "n_four_bar", "baumgarte", "omega0", "rk_gill",
-                               "rosenbrock4"})
+  for (const std::string id :
+       {"simple_pendulum", "n_four_bar", "baumgarte", "omega0", "rk_gill", "rosenbrock4"})
     EXPECT_NE(r.output.find(id), std::string::npos) << id;
   EXPECT_EQ(cli("run --help").exit_code, 0);
 }
@@ -129,9 +130,9 @@ TEST(Cli, DivergenceAtASampleWritesTheRecordAndExits1) {
     const std::string out = temp_path("diverged.json"), series = temp_path("diverged.csv");
     std::filesystem::remove(out);
     std::filesystem::remove(series);
-    const CliResult r = cli("run --problem andrews_squeezer --method " + method +
-                            " --stepper rk_gill --dt 0.01 --repeat 0 --out " + out + " --series " +
-                            series);
+    const CliResult r =
+        cli("run --problem andrews_squeezer --method " + method +
+            " --stepper rk_gill --dt 0.01 --repeat 0 --out " + out + " --series " + series);
     EXPECT_EQ(r.exit_code, 1) << method << "\n" << r.output;
     std::ifstream in(out);
     ASSERT_TRUE(in.good()) << method;
@@ -164,8 +165,10 @@ namespace {
 // recorded; only λ, which could not be computed, is missing.
 TEST(Cli, ARunFailingAtItsFirstSampleStillMeasuresThatState) {
   const std::string out = temp_path("first_sample.json");
-  const CliResult r = cli("run --problem bricard --method baumgarte --stepper dopri5 --tol 1e-5 "
-                          "--repeat 0 --out " + out);
+  const CliResult r =
+      cli("run --problem bricard --method baumgarte --stepper dopri5 --tol 1e-5 "
+          "--repeat 0 --out " +
+          out);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   std::ifstream in(out);
   const auto record = nlohmann::json::parse(in);
@@ -184,7 +187,8 @@ TEST(Cli, DenseMethodsRefuseProblemsBeyondTheirSize) {
     const CliResult r = cli("run --problem n_pendulum --param N=1000 --method " + method +
                             " --stepper rk4 --dt 0.001 --repeat 0");
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_NE(r.output.find(": unsupported (" + method + " factorizes dense n×n matrices at every "
+    EXPECT_NE(r.output.find(": unsupported (" + method +
+                            " factorizes dense n×n matrices at every "
                             "RHS call: n = 2000 coordinates is beyond the 1000 it accepts"),
               std::string::npos)
         << r.output;
@@ -194,8 +198,9 @@ TEST(Cli, DenseMethodsRefuseProblemsBeyondTheirSize) {
 // A step too small to change t (here the first trial step, 1e-4·t_end, underflows to 0) ends the
 // run at once with step_limit, instead of after max_steps steps that go nowhere.
 TEST(Cli, AStepThatDoesNotAdvanceTimeEndsTheRunAtOnce) {
-  const CliResult r = cli("run --problem simple_pendulum --method index1 --stepper dopri5 "
-                          "--tol 1e-6 --t-end 5e-324 --sample-dt 5e-324 --repeat 0");
+  const CliResult r =
+      cli("run --problem simple_pendulum --method index1 --stepper dopri5 "
+          "--tol 1e-6 --t-end 5e-324 --sample-dt 5e-324 --repeat 0");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("step_limit (step size underflow (the step did not advance t)"),
             std::string::npos)
@@ -203,16 +208,18 @@ TEST(Cli, AStepThatDoesNotAdvanceTimeEndsTheRunAtOnce) {
   EXPECT_NE(r.output.find("1 steps accepted"), std::string::npos) << r.output;
 }
 
-// One step of a dense method at N = 500 (n = 1000) takes seconds, longer than the limit: the watchdog stops
-// the run at limit + margin (1 s + 2.05 s), writes its record with status time_limit, exit 1.
+// One step of a dense method at N = 500 (n = 1000) takes seconds, longer than the limit: the
+// watchdog stops the run at limit + margin (1 s + 2.05 s), writes its record with status
+// time_limit, exit 1.
 TEST(Cli, TheWatchdogStopsARunStuckInsideAStep) {
   const std::filesystem::path dir = temp_path("watchdog");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const auto start = std::chrono::steady_clock::now();
-  const CliResult r = cli("run --problem n_pendulum --param N=500 --method svd_null_space "
-                          "--stepper rk4 --dt 0.001 --time-limit 1 --out " +
-                          (dir / "record.json").string());
+  const CliResult r =
+      cli("run --problem n_pendulum --param N=500 --method svd_null_space "
+          "--stepper rk4 --dt 0.001 --time-limit 1 --out " +
+          (dir / "record.json").string());
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_GE(took.count(), 3.05);
@@ -230,8 +237,9 @@ TEST(Cli, RelativeOutputsInNewDirectoriesAreWritten) {
   const std::filesystem::path dir = temp_path("relative");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  const CliResult r = cmb::test::cli_in(dir.string(), kGood + " --repeat 0 --out new/record.json "
-                                                              "--series other/deeper/series.csv");
+  const CliResult r = cmb::test::cli_in(dir.string(), kGood +
+                                                          " --repeat 0 --out new/record.json "
+                                                          "--series other/deeper/series.csv");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(std::filesystem::is_regular_file(dir / "new" / "record.json"));
   EXPECT_TRUE(std::filesystem::is_regular_file(dir / "other" / "deeper" / "series.csv"));

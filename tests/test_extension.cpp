@@ -40,8 +40,8 @@ TEST(Extension, InjectedFaultsBecomeRecordedStatusesAndTheCampaignGoesOn) {
   const fs::path dir = fs::temp_directory_path() / "cmb_faults";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const std::vector<std::string> faults = {"none", "nan_force", "singular_mass", "no_solution",
-                                           "rough_force", "slow", "crash"};
+  const std::vector<std::string> faults = {
+      "none", "nan_force", "singular_mass", "no_solution", "rough_force", "slow", "crash"};
   nlohmann::json problems = nlohmann::json::array();
   for (const auto& f : faults) {
     nlohmann::json params = {{"fault", f}};
@@ -51,8 +51,11 @@ TEST(Extension, InjectedFaultsBecomeRecordedStatusesAndTheCampaignGoesOn) {
   }
   problems.push_back({{"id", "test_incline"}});
   const nlohmann::json campaign = {
-      {"name", "faults"},     {"repeat", 0},        {"time_limit", 0.2},
-      {"max_steps", 100000},  {"problems", problems},
+      {"name", "faults"},
+      {"repeat", 0},
+      {"time_limit", 0.2},
+      {"max_steps", 100000},
+      {"problems", problems},
       {"methods", {{{"id", "index1"}}, {{"id", "projection"}}}},
       {"steppers", {{{"id", "dopri5"}, {"tol", 1e-8}}, {{"id", "rk4"}, {"dt", 1e-3}}}}};
   std::ofstream(dir / "faults.json") << campaign.dump();
@@ -73,10 +76,13 @@ TEST(Extension, InjectedFaultsBecomeRecordedStatusesAndTheCampaignGoesOn) {
   std::ifstream in(dir / "out" / "results.json");
   const auto results = nlohmann::json::parse(in);
   // What each fault must produce, whatever the method and stepper (exceptions below).
-  const std::map<std::string, std::string> expected = {
-      {"none", "ok"},           {"nan_force", "diverged"}, {"singular_mass", "singular"},
-      {"no_solution", "newton_failed"}, {"rough_force", "step_limit"}, {"slow", "time_limit"},
-      {"crash", "diverged"}};
+  const std::map<std::string, std::string> expected = {{"none", "ok"},
+                                                       {"nan_force", "diverged"},
+                                                       {"singular_mass", "singular"},
+                                                       {"no_solution", "newton_failed"},
+                                                       {"rough_force", "step_limit"},
+                                                       {"slow", "time_limit"},
+                                                       {"crash", "diverged"}};
   int not_ok = 0;
   ASSERT_EQ(results["runs"].size(), (faults.size() + 1) * 2 * 2);
   for (const auto& run : results["runs"]) {
@@ -100,7 +106,8 @@ TEST(Extension, InjectedFaultsBecomeRecordedStatusesAndTheCampaignGoesOn) {
     if (fault == "crash") {
       EXPECT_NE(message.find("signal"), std::string::npos) << message;
     } else if (status != "ok") {
-      EXPECT_NE(message.find("t = "), std::string::npos) << key << ": no time in '" << message << "'";
+      EXPECT_NE(message.find("t = "), std::string::npos)
+          << key << ": no time in '" << message << "'";
     }
   }
   // nan_force, singular_mass, rough_force, slow and crash in all 4 runs; no_solution in 2.

@@ -2,8 +2,8 @@
 // weight and let go; priority levels are honoured; softness accepts drift.
 #include <gtest/gtest.h>
 
-#include "core/qp.hpp"
 #include "catalog/catalog.hpp"
+#include "core/qp.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {
@@ -47,8 +47,9 @@ TEST(GaussQp, LibraryPathAgreesWithFastPath) {
 class PulledMassOnFloor : public ProblemBase {
  public:
   PulledMassOnFloor()
-      : ProblemBase({"pulled_mass_on_floor", "point mass on a unilateral floor (test)", "tests", {}},
-                    Params(nlohmann::json{{"t_end", 2.0}}, {}), Sizes{2, 0, 0, 1}) {}
+      : ProblemBase(
+            {"pulled_mass_on_floor", "point mass on a unilateral floor (test)", "tests", {}},
+            Params(nlohmann::json{{"t_end", 2.0}}, {}), Sizes{2, 0, 0, 1}) {}
   void initial_state(VecRef q, VecRef v) const override {
     q.setZero();
     v.setZero();
@@ -67,7 +68,9 @@ class PulledMassOnFloor : public ProblemBase {
   }
   std::vector<std::string> output_names() const override { return {"x", "y"}; }
   void outputs(double, CVecRef q, CVecRef, VecRef y) const override { y = q; }
-  ReferenceInfo reference_info() const override { return {ReferenceKind::analytic, "lift-off", 1e-15}; }
+  ReferenceInfo reference_info() const override {
+    return {ReferenceKind::analytic, "lift-off", 1e-15};
+  }
   Mat reference_outputs(const std::vector<double>& times) const override {
     Mat out = Mat::Zero(times.size(), 2);
     for (std::size_t i = 0; i < times.size(); ++i) {
@@ -120,7 +123,9 @@ class PrioritizedMass : public ProblemBase {
       : ProblemBase({"prioritized_mass", "priority test", "tests", {}},
                     Params(nlohmann::json{{"t_end", 1.0}}, {}),
                     Sizes{2, static_cast<int>(levels.size()), 0}),
-        levels_(std::move(levels)), J_(std::move(J)), gamma_(std::move(gamma)) {}
+        levels_(std::move(levels)),
+        J_(std::move(J)),
+        gamma_(std::move(gamma)) {}
   void initial_state(VecRef q, VecRef v) const override {
     q.setZero();
     v.setZero();

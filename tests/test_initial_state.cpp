@@ -3,12 +3,12 @@
 // [Notes-Baumgarte-ja] (docs/sources.md) — the stabilized constraint error obeys
 // Φ̈ + 2αΦ̇ + β²Φ = 0 exactly, so a run started with Φ(0) = 0, Φ̇(0) = w must follow w·h(t), h the
 // impulse response of 1/(s² + 2αs + β²).
-#include <cmath>
-
 #include <gtest/gtest.h>
 
-#include "core/errors.hpp"
+#include <cmath>
+
 #include "catalog/catalog.hpp"
+#include "core/errors.hpp"
 #include "harness/initial_state.hpp"
 #include "test_support.hpp"
 
@@ -96,15 +96,20 @@ TEST(InitialState, PerturbationSetsEveryHolonomicRowAndIsRecorded) {
 class MisassembledPendulum : public ProblemBase {
  public:
   explicit MisassembledPendulum(bool contradictory_rows = false)
-      : ProblemBase({"misassembled_pendulum", "pendulum started off its circle (test)", "tests", {}},
-                    Params(nlohmann::json{{"t_end", 1.0}}, {}), Sizes{2, contradictory_rows ? 2 : 1, 0}),
+      : ProblemBase(
+            {"misassembled_pendulum", "pendulum started off its circle (test)", "tests", {}},
+            Params(nlohmann::json{{"t_end", 1.0}}, {}), Sizes{2, contradictory_rows ? 2 : 1, 0}),
         pendulum_(make_problem("simple_pendulum", {})) {}
   void initial_state(VecRef q, VecRef v) const override {
     pendulum_->initial_state(q, v);
     q *= 1.01;
   }
-  void mass_matrix(double t, CVecRef q, MatRef M) const override { pendulum_->mass_matrix(t, q, M); }
-  void forces(double t, CVecRef q, CVecRef v, VecRef Q) const override { pendulum_->forces(t, q, v, Q); }
+  void mass_matrix(double t, CVecRef q, MatRef M) const override {
+    pendulum_->mass_matrix(t, q, M);
+  }
+  void forces(double t, CVecRef q, CVecRef v, VecRef Q) const override {
+    pendulum_->forces(t, q, v, Q);
+  }
   // With contradictory rows the second row is twice the first: same zero set, but no state
   // offsets both rows by the same nonzero amount.
   void constraints(double, CVecRef q, VecRef Phi) const override {
@@ -160,7 +165,8 @@ TEST(InitialState, UnreachablePerturbationIsInvalidInput) {
   options.assembly = "project";
   options.perturb_position = 1e-3;
   std::string message;
-  EXPECT_EQ(failure_status(MisassembledPendulum(true), options, &message), RunStatus::invalid_input);
+  EXPECT_EQ(failure_status(MisassembledPendulum(true), options, &message),
+            RunStatus::invalid_input);
   EXPECT_NE(message.find("cannot be reached"), std::string::npos) << message;
 }
 

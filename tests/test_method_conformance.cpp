@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "alloc_counter.hpp"
+#include "catalog/catalog.hpp"
 #include "core/errors.hpp"
 #include "core/kkt.hpp"
-#include "catalog/catalog.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {
@@ -80,8 +80,7 @@ TEST_P(MethodConformance, AgreesWithKktOracleAtConsistentStates) {
       continue;
     }
     const double l_scale = std::max(1.0, oracle.lambda.lpNorm<Eigen::Infinity>());
-    EXPECT_LE((method->multipliers() - oracle.lambda).lpNorm<Eigen::Infinity>(),
-              1e-8 * l_scale);
+    EXPECT_LE((method->multipliers() - oracle.lambda).lpNorm<Eigen::Infinity>(), 1e-8 * l_scale);
   }
   EXPECT_GE(checked, 3);
 }
@@ -104,8 +103,8 @@ TEST_P(MethodConformance, RhsAllocatesNothing) {
   EXPECT_EQ(allocations, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllMethodsAllProblems, MethodConformance,
-                         ::testing::ValuesIn(all_pairs()), [](const auto& info) {
+INSTANTIATE_TEST_SUITE_P(AllMethodsAllProblems, MethodConformance, ::testing::ValuesIn(all_pairs()),
+                         [](const auto& info) {
                            return std::get<0>(info.param) + "__" + std::get<1>(info.param);
                          });
 

@@ -1,13 +1,13 @@
 // Method behaviour beyond the conformance suite: redundant constraints, drift-free guarantees,
 // reaction forces against an exact solution, and every method running on every problem.
-#include <cmath>
-
-#include <Eigen/Eigenvalues>
 #include <gtest/gtest.h>
 
+#include <Eigen/Eigenvalues>
+#include <cmath>
+
+#include "catalog/catalog.hpp"
 #include "core/assembly.hpp"
 #include "core/kkt.hpp"
-#include "catalog/catalog.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {
@@ -18,11 +18,16 @@ namespace {
 class DuplicatedPendulum : public ProblemBase {
  public:
   DuplicatedPendulum()
-      : ProblemBase({"duplicated_pendulum", "pendulum with its constraint twice (test)", "tests", {"redundant"}},
+      : ProblemBase({"duplicated_pendulum",
+                     "pendulum with its constraint twice (test)",
+                     "tests",
+                     {"redundant"}},
                     Params(nlohmann::json{{"t_end", 10.0}}, {}), Sizes{2, 2, 0}),
         pendulum_(make_problem("simple_pendulum", {})) {}
   void initial_state(VecRef q, VecRef v) const override { pendulum_->initial_state(q, v); }
-  void mass_matrix(double t, CVecRef q, MatRef M) const override { pendulum_->mass_matrix(t, q, M); }
+  void mass_matrix(double t, CVecRef q, MatRef M) const override {
+    pendulum_->mass_matrix(t, q, M);
+  }
   void forces(double t, CVecRef q, CVecRef v, VecRef Q) const override {
     pendulum_->forces(t, q, v, Q);
   }
@@ -37,7 +42,9 @@ class DuplicatedPendulum : public ProblemBase {
     gamma.setConstant(-2.0 * v.squaredNorm());
   }
   bool has_energy() const override { return true; }
-  double energy(double t, CVecRef q, CVecRef v) const override { return pendulum_->energy(t, q, v); }
+  double energy(double t, CVecRef q, CVecRef v) const override {
+    return pendulum_->energy(t, q, v);
+  }
   std::vector<std::string> output_names() const override { return pendulum_->output_names(); }
   void outputs(double t, CVecRef q, CVecRef v, VecRef y) const override {
     pendulum_->outputs(t, q, v, y);
@@ -155,8 +162,8 @@ TEST(Drift, PartitioningAndProjectionHoldTheirNewtonTolerance) {
       {"projection", {{"metric", "euclidean"}}},
   };
   for (const auto& [method, params] : configs) {
-    for (const auto& [problem, t_end] :
-         std::vector<std::pair<std::string, double>>{{"simple_pendulum", 100.0}, {"crank_rocker", 10.0}}) {
+    for (const auto& [problem, t_end] : std::vector<std::pair<std::string, double>>{
+             {"simple_pendulum", 100.0}, {"crank_rocker", 10.0}}) {
       RunConfig c;
       c.problem = problem;
       c.method = method;
@@ -223,9 +230,8 @@ namespace {
 // branch; 5 % tolerance covers the O(δ) corrections and the differencing error.
 TEST(SingularConfiguration, Index1HasAnUnstableModeGrowingLikeOneOverDistance) {
   auto problem = make_problem("n_four_bar", {{"N", 2}});
-  auto method = make_method("index1", {{"rank_policy", "truncate"},
-                                       {"pivot_tol", 1e-14},
-                                       {"linear_solver", "dense"}});
+  auto method = make_method(
+      "index1", {{"rank_policy", "truncate"}, {"pivot_tol", 1e-14}, {"linear_solver", "dense"}});
   method->bind(*problem);
   const int n = problem->sizes().nq, links = 5;
   const double omega = -3.0;

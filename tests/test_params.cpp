@@ -2,10 +2,10 @@
 // name the key and what is valid; defaults fill in; the Baumgarte gain rules hold.
 #include <gtest/gtest.h>
 
-#include "methods/base/acceleration_method.hpp"
+#include "catalog/catalog.hpp"
 #include "core/errors.hpp"
 #include "core/params.hpp"
-#include "catalog/catalog.hpp"
+#include "methods/base/acceleration_method.hpp"
 
 namespace cmb {
 namespace {
@@ -68,8 +68,8 @@ TEST(Params, CliValuesParseAsJsonScalarsOrText) {
 
 TEST(BaumgarteGains, OmegaZetaMapToAlphaBeta) {
   const auto spec = baumgarte_param_specs(10.0);
-  const auto gains = resolve_baumgarte_gains(
-      parse_params("m", {{"omega0", 20.0}, {"zeta", 0.5}}, spec), "m");
+  const auto gains =
+      resolve_baumgarte_gains(parse_params("m", {{"omega0", 20.0}, {"zeta", 0.5}}, spec), "m");
   EXPECT_DOUBLE_EQ(gains.alpha, 10.0);
   EXPECT_DOUBLE_EQ(gains.beta, 20.0);
   const auto defaults = resolve_baumgarte_gains(parse_params("m", {}, spec), "m");
@@ -83,8 +83,7 @@ TEST(BaumgarteGains, OmegaZetaMapToAlphaBeta) {
 
 TEST(BaumgarteGains, MixedOrIncompleteParameterizationsAreErrors) {
   const auto spec = baumgarte_param_specs(10.0);
-  EXPECT_THROW(resolve_baumgarte_gains(parse_params("m", {{"alpha", 1.0}}, spec), "m"),
-               InputError);
+  EXPECT_THROW(resolve_baumgarte_gains(parse_params("m", {{"alpha", 1.0}}, spec), "m"), InputError);
   EXPECT_THROW(resolve_baumgarte_gains(
                    parse_params("m", {{"alpha", 1.0}, {"beta", 1.0}, {"omega0", 3.0}}, spec), "m"),
                InputError);

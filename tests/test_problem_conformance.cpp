@@ -3,8 +3,8 @@
 // coherent. New problems are picked up from the registry.
 #include <gtest/gtest.h>
 
-#include "core/assembly.hpp"
 #include "catalog/catalog.hpp"
+#include "core/assembly.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {

@@ -2,12 +2,11 @@
 // against them.
 #include <gtest/gtest.h>
 
+#include <boost/math/special_functions/ellint_1.hpp>
 #include <filesystem>
 
-#include <boost/math/special_functions/ellint_1.hpp>
-
-#include "core/kkt.hpp"
 #include "catalog/catalog.hpp"
+#include "core/kkt.hpp"
 #include "problems/planar_linkage.hpp"
 #include "test_support.hpp"
 
@@ -73,7 +72,8 @@ TEST(ChartReference, ClaimedAccuracyHolds) {
     for (int i = 1; i <= 20; ++i) times.push_back(problem->t_end() * i / 20);
     const double phi0 = linkage->phi0(), phidot0 = linkage->phidot0();
     const Mat tight = integrate_chart(*problem, chart, phi0, phidot0, times, kChartTolerance);
-    const Mat tighter = integrate_chart(*problem, chart, phi0, phidot0, times, kChartTolerance / 10);
+    const Mat tighter =
+        integrate_chart(*problem, chart, phi0, phidot0, times, kChartTolerance / 10);
     EXPECT_LT((tight - tighter).lpNorm<Eigen::Infinity>(), kChartAccuracy) << id;
     // Energy is conserved along the reference: an independent check of the reduced equation.
     Vec q(nq), v(nq);
@@ -108,7 +108,8 @@ TEST(NFourBarReference, TruncationPassesSingularPositionsOnTheBranch) {
     SCOPED_TRACE(method + ", linear_solver " + solver);
     RunConfig c = tight_run("n_four_bar", method);
     c.problem_params = {{"N", 2}};
-    c.method_params = {{"rank_policy", "truncate"}, {"pivot_tol", 1e-10}, {"linear_solver", solver}};
+    c.method_params = {
+        {"rank_policy", "truncate"}, {"pivot_tol", 1e-10}, {"linear_solver", solver}};
     if (method == "baumgarte") c.method_params["omega0"] = 30.0;
     c.abs_tol = c.rel_tol = 1e-11;
     const auto r = quick_run(c);
@@ -127,7 +128,6 @@ TEST(NFourBarReference, FullRankPolicyReportsTheSingularity) {
   EXPECT_NE(r["message"].get<std::string>().find("lost row rank"), std::string::npos);
 }
 
-
 // Issue #4's acceptance for Andrews' squeezer. The published positions are good to about
 // 2.7e-10 relative (problems/andrews_squeezer.cpp; [IVPTestSet] in docs/sources.md), so a
 // solution accurate to ~1e-11 scores scd ≈ 9.5; scd ≥ 9 asks for agreement to 1e-9. Multipliers
@@ -142,7 +142,6 @@ TEST(AndrewsSqueezer, MatchesThePublishedReference) {
   EXPECT_LT(m["multipliers"]["final_rel_error"].get<double>(), 1e-5);
   EXPECT_LT(m["energy"]["max_abs"].get<double>(), 1e-8);
 }
-
 
 // car_axis (Bari test set, rheonomic constraints) against the published solution at t = 3. The
 // published positions are good to ~3e-13 and fehlberg78 at 1e-13 lands within 3.3e-13 of them
@@ -193,7 +192,6 @@ TEST(CarAxis, EveryMethodEndsWithAStatus) {
   }
 }
 
-
 // Issue #4's acceptance for n_pendulum: the Cartesian chain (N constraints) and the joint-angle
 // chain (minimal coordinates) are independent formulations; at tolerance 1e-12 over 2 s both
 // are accurate to ~1e-11, so 1e-8 agreement leaves three orders of margin.
@@ -204,7 +202,6 @@ TEST(NPendulum, CartesianChainAgreesWithJointAngleChain) {
   ASSERT_EQ(r["status"], "ok");
   EXPECT_LT(r["metrics"]["error"]["max_abs"].get<double>(), 1e-8);
 }
-
 
 // The closed form is exact: its own consistency is checked (energy, and ω̇ = κ u ω by central
 // differences), then every nonholonomic-capable method at tolerance 1e-12 must reach it to 1e-8
@@ -227,7 +224,6 @@ TEST(ChaplyginSleigh, ClosedFormIsASolutionAndMethodsReachIt) {
   }
 }
 
-
 // Issue #4's acceptance for kane_pendulum: Lagrange's equations in redundant coordinates with
 // two constraints, integrated by a drift-free method, against Kane's equations in minimal
 // coordinates. At tolerance 1e-12 over 2 s both sides are accurate to ~1e-12, so 1e-8 is the
@@ -242,7 +238,6 @@ TEST(KanePendulum, ConstrainedFormulationMatchesKaneEquations) {
   }
 }
 
-
 // Issue #4's acceptance for rolling_disk: steady turning is an exact solution (derived and
 // checked in problems/derive/rolling_disk.py); the drift-free projection method must keep lean,
 // yaw rate and spin rate constant to 1e-8 over 10 s, and energy must hold.
@@ -254,7 +249,6 @@ TEST(RollingDisk, SteadyTurningStaysSteady) {
   EXPECT_LT(r["metrics"]["drift"]["velocity"]["max"].get<double>(), 1e-11);
   EXPECT_LT(r["metrics"]["energy"]["max_rel"].get<double>(), 1e-8);
 }
-
 
 // Issue #4's acceptance for Bricard: the structural rank deficiency is detected (rank 4 of 5
 // rows everywhere on the configuration curve), the redundancy-capable methods run the 10 s
@@ -295,7 +289,6 @@ TEST(Bricard, RedundancyIsDetectedAndCapableMethodsRun) {
   EXPECT_EQ(quick_run(c)["status"], "singular");
   std::filesystem::remove_all(cache);
 }
-
 
 // Issue #4's acceptance for the flyball governor: the stiff rosenbrock4 and an explicit stepper
 // both reach the self-converged reference at tolerance 1e-6. Strongly damped modes forget local

@@ -1,14 +1,14 @@
 // `cmbench merge` and `cmbench compare` on results files that are malformed, hold a run twice,
 // or disagree, and merge told to write where it must not: each is an input error (exit 2) whose
 // message names the file and the key, never an internal error (exit 3) or a silent merge.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
 
@@ -41,7 +41,8 @@ json results_doc(const std::vector<json>& runs) {
           {"campaign", "t"},
           {"campaign_file", {{"name", "t"}}},
           {"shard", nullptr},
-          {"context", {{"git_sha", "abc"}, {"build_type", "Release"}, {"compiler", "GNU"}, {"flags", "-O3"}}},
+          {"context",
+           {{"git_sha", "abc"}, {"build_type", "Release"}, {"compiler", "GNU"}, {"flags", "-O3"}}},
           {"runs", runs}};
 }
 
@@ -61,7 +62,9 @@ std::string text_of(const fs::path& file) {
   return text.str();
 }
 
-bool says(const CliResult& r, const std::string& text) { return r.output.find(text) != std::string::npos; }
+bool says(const CliResult& r, const std::string& text) {
+  return r.output.find(text) != std::string::npos;
+}
 
 const json kTwoRuns = results_doc({run_record("a"), run_record("b")});
 
@@ -79,12 +82,14 @@ TEST(ResultsInput, MergeAndCompareNameAMissingKey) {
     const std::string bad = put(dir, "bad", doc);
     const CliResult merged = cli("merge " + good + " " + bad + " --out " + (dir / "m").string());
     EXPECT_EQ(merged.exit_code, 2) << message << ": " << merged.output;
-    EXPECT_TRUE(says(merged, "'" + results_of(bad) + "' is not a valid cmbench results file: " + message))
+    EXPECT_TRUE(
+        says(merged, "'" + results_of(bad) + "' is not a valid cmbench results file: " + message))
         << merged.output;
     EXPECT_FALSE(fs::exists(dir / "m")) << message;
     const CliResult compared = cli("compare " + good + " " + bad);
     EXPECT_EQ(compared.exit_code, 2) << message << ": " << compared.output;
-    EXPECT_TRUE(says(compared, results_of(bad) + "' is not a valid cmbench results file: " + message))
+    EXPECT_TRUE(
+        says(compared, results_of(bad) + "' is not a valid cmbench results file: " + message))
         << compared.output;
   }
   fs::remove_all(dir);
@@ -94,9 +99,12 @@ TEST(ResultsInput, MergeAndCompareNameAMistypedKey) {
   const fs::path dir = scratch("mistyped");
   const std::string good = put(dir, "good", kTwoRuns);
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"([{"op": "replace", "path": "/context", "value": "x"}])", "context must be an object, found string"},
-      {R"([{"op": "replace", "path": "/runs/1", "value": 5}])", "runs[1] must be an object, found number"},
-      {R"([{"op": "replace", "path": "/runs/1/key", "value": 7}])", "runs[1].key must be a string, found number"},
+      {R"([{"op": "replace", "path": "/context", "value": "x"}])",
+       "context must be an object, found string"},
+      {R"([{"op": "replace", "path": "/runs/1", "value": 5}])",
+       "runs[1] must be an object, found number"},
+      {R"([{"op": "replace", "path": "/runs/1/key", "value": 7}])",
+       "runs[1].key must be a string, found number"},
       {R"([{"op": "replace", "path": "/context/git_sha", "value": 1}])",
        "context.git_sha must be a string, found number"},
       {R"([{"op": "replace", "path": "/schema", "value": "cmbench.run/1"}])",
@@ -105,7 +113,8 @@ TEST(ResultsInput, MergeAndCompareNameAMistypedKey) {
     const std::string bad = put(dir, "bad", kTwoRuns.patch(json::parse(patch)));
     const CliResult merged = cli("merge " + bad + " " + good + " --out " + (dir / "m").string());
     EXPECT_EQ(merged.exit_code, 2) << message << ": " << merged.output;
-    EXPECT_TRUE(says(merged, "'" + results_of(bad) + "' is not a valid cmbench results file: " + message))
+    EXPECT_TRUE(
+        says(merged, "'" + results_of(bad) + "' is not a valid cmbench results file: " + message))
         << merged.output;
     EXPECT_FALSE(fs::exists(dir / "m")) << message;
   }
@@ -121,7 +130,8 @@ TEST(ResultsInput, MergeRefusesRunsWithoutAKey) {
   const std::string good = put(dir, "good", results_doc({run_record("c")}));
   const CliResult r = cli("merge " + good + " " + bad + " --out " + (dir / "m").string());
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(says(r, "'" + results_of(bad) + "' is not a valid cmbench results file: runs[0].key is missing"))
+  EXPECT_TRUE(says(
+      r, "'" + results_of(bad) + "' is not a valid cmbench results file: runs[0].key is missing"))
       << r.output;
   EXPECT_FALSE(fs::exists(dir / "m"));
   fs::remove_all(dir);
@@ -136,8 +146,10 @@ TEST(ResultsInput, CompareRefusesANumericStatus) {
   const std::string bad = put(dir, "bad", doc);
   const CliResult r = cli("compare " + good + " " + results_of(bad));
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(says(r, "'" + results_of(bad) + "' is not a valid cmbench results file: "
-                      "runs[1].status must be a string, found number")) << r.output;
+  EXPECT_TRUE(says(r, "'" + results_of(bad) +
+                          "' is not a valid cmbench results file: "
+                          "runs[1].status must be a string, found number"))
+      << r.output;
   fs::remove_all(dir);
 }
 
@@ -146,8 +158,10 @@ TEST(ResultsInput, CompareRefusesANumericStatus) {
 TEST(ResultsInput, CompareAndMergeRefuseAKeyRecordedTwiceInOneFile) {
   const fs::path dir = scratch("duplicate");
   const std::string good = put(dir, "good", kTwoRuns);
-  const std::string twice = put(dir, "twice", results_doc({run_record("a"), run_record("b"), run_record("a", "diverged")}));
-  const std::string message = "'" + results_of(twice) + "' is not a valid cmbench results file: "
+  const std::string twice = put(
+      dir, "twice", results_doc({run_record("a"), run_record("b"), run_record("a", "diverged")}));
+  const std::string message = "'" + results_of(twice) +
+                              "' is not a valid cmbench results file: "
                               "runs[2].key 'a' repeats runs[0].key";
   const CliResult compared = cli("compare " + good + " " + twice);
   EXPECT_EQ(compared.exit_code, 2) << compared.output;
@@ -177,12 +191,14 @@ TEST(ResultsInput, MergeKeepsIdenticalOverlapsAndRefusesConflictingOnes) {
   EXPECT_EQ(merged["runs"][1], run_record("b"));
   EXPECT_EQ(merged["runs"][2]["key"], "c");
 
-  const std::string s3 = put(dir, "s3", results_doc({run_record("c"), run_record("b", "diverged")}));
+  const std::string s3 =
+      put(dir, "s3", results_doc({run_record("c"), run_record("b", "diverged")}));
   for (const std::string force : {"", " --force"}) {
     const CliResult r = cli("merge " + s1 + " " + s3 + force + " --out " + (dir / "bad").string());
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_TRUE(says(r, "run 'b' is recorded differently in '" + results_of(s1) + "' and '" +
-                            results_of(s3) + "' (differs in: status)")) << r.output;
+                            results_of(s3) + "' (differs in: status)"))
+        << r.output;
     EXPECT_FALSE(fs::exists(dir / "bad"));
   }
   fs::remove_all(dir);
@@ -212,8 +228,9 @@ TEST(ResultsInput, MergeOutThatCannotBeCreatedIsAnInputError) {
   const std::string under_file = (dir / "afile" / "sub").string();
   const CliResult r = cli("merge " + s1 + " " + s2 + " --out " + under_file);
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(says(r, "cannot write '" + under_file + "/results.json': '" + (dir / "afile").string() +
-                          "' is not a directory")) << r.output;
+  EXPECT_TRUE(says(r, "cannot write '" + under_file + "/results.json': '" +
+                          (dir / "afile").string() + "' is not a directory"))
+      << r.output;
   const CliResult in_proc = cli("merge " + s1 + " " + s2 + " --out /proc/cmb_results_input_test");
   EXPECT_EQ(in_proc.exit_code, 2) << in_proc.output;
   EXPECT_TRUE(says(in_proc, "/proc/cmb_results_input_test")) << in_proc.output;
@@ -231,10 +248,12 @@ TEST(ResultsInput, MergeNeverReplacesACampaignsResults) {
   for (const std::string force : {"", " --force"}) {
     const CliResult into_input = cli("merge " + s1 + " " + s2 + force + " --out " + s1);
     EXPECT_EQ(into_input.exit_code, 2) << into_input.output;
-    EXPECT_TRUE(says(into_input, "--out '" + s1 + "' is a campaign's directory")) << into_input.output;
+    EXPECT_TRUE(says(into_input, "--out '" + s1 + "' is a campaign's directory"))
+        << into_input.output;
     const CliResult foreign = cli("merge " + s1 + " " + s2 + force + " --out " + s2);
     EXPECT_EQ(foreign.exit_code, 2) << foreign.output;
-    EXPECT_TRUE(says(foreign, "--out '" + s2 + "' already holds a results.json that merge did not write"))
+    EXPECT_TRUE(
+        says(foreign, "--out '" + s2 + "' already holds a results.json that merge did not write"))
         << foreign.output;
   }
   EXPECT_EQ(text_of(results_of(s1)), before);
@@ -244,7 +263,8 @@ TEST(ResultsInput, MergeNeverReplacesACampaignsResults) {
   ASSERT_EQ(cli("merge " + s1 + " " + s2 + " --out " + merged).exit_code, 0);
   const CliResult again = cli("merge " + s1 + " " + s2 + " --out " + merged);
   EXPECT_EQ(again.exit_code, 2) << again.output;
-  EXPECT_TRUE(says(again, "--out '" + merged + "' already holds merged results: use --force")) << again.output;
+  EXPECT_TRUE(says(again, "--out '" + merged + "' already holds merged results: use --force"))
+      << again.output;
   const std::string s3 = put(dir, "s3", results_doc({run_record("c")}));
   const CliResult replaced = cli("merge " + merged + " " + s3 + " --force --out " + merged);
   EXPECT_EQ(replaced.exit_code, 0) << replaced.output;

@@ -1,8 +1,8 @@
 // Self-converged references, checked against a problem whose independent reference is known:
 // the crank-rocker's reduced one-coordinate ODE (accurate to 1e-9, tests/test_references.cpp).
-#include <filesystem>
-
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "catalog/catalog.hpp"
 #include "harness/self_converged.hpp"

@@ -3,13 +3,13 @@
 // (linear_solver = auto takes it on the linkages, n_pendulum and andrews_squeezer, for index1,
 // baumgarte, projection and gauss_qp's equality fast path); here: whole runs agree, the choice
 // is honoured, and what it cannot do is refused.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <random>
 
-#include <gtest/gtest.h>
-
-#include "core/errors.hpp"
 #include "catalog/catalog.hpp"
+#include "core/errors.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {
@@ -30,7 +30,8 @@ Mat outputs_with(const std::string& problem, const nlohmann::json& problem_param
   const RunResult r = run_in_process(c);
   EXPECT_EQ(r.record["status"], "ok") << r.record.dump();
   Mat out(r.series.outputs.size(), r.series.outputs.front().size());
-  for (std::size_t i = 0; i < r.series.outputs.size(); ++i) out.row(i) = r.series.outputs[i].transpose();
+  for (std::size_t i = 0; i < r.series.outputs.size(); ++i)
+    out.row(i) = r.series.outputs[i].transpose();
   return out;
 }
 
@@ -67,9 +68,8 @@ TEST(SparsePath, ProblemsWithoutEntriesAreUnsupportedAndTruncationIsRefused) {
   }
   // truncate: the sparse path regularizes when asked for; auto keeps exact pivot dropping.
   const auto chain = make_problem("n_pendulum", {{"N", 3}});
-  EXPECT_NO_THROW(
-      make_method("index1", {{"linear_solver", "sparse"}, {"rank_policy", "truncate"}})
-          ->bind(*chain));
+  EXPECT_NO_THROW(make_method("index1", {{"linear_solver", "sparse"}, {"rank_policy", "truncate"}})
+                      ->bind(*chain));
   // auto on a problem without entries is the dense path and works.
   EXPECT_NO_THROW(make_method("index1", {})->bind(*pendulum));
   // gauss_qp: the sparse fast path excludes softness (and unilateral rows, priorities, qp).
@@ -147,9 +147,7 @@ class TwiceConstrainedMass : public Problem {
     J(0, 0) = 1.0;
     J(1, 0) = 2.0;
   }
-  void acceleration_rhs(double, CVecRef, CVecRef, VecRef gamma) const override {
-    gamma.setZero();
-  }
+  void acceleration_rhs(double, CVecRef, CVecRef, VecRef gamma) const override { gamma.setZero(); }
   bool has_sparse_evaluation() const override { return true; }
   void mass_matrix_entries(double, CVecRef, SparseSink& sink) const override {
     sink.add(0, 0, 1.0);
@@ -171,7 +169,8 @@ TEST(SparsePath, TruncationHandlesAnExactlyZeroPivot) {
   const TwiceConstrainedMass problem;
   Vec q = Vec::Zero(2), v = Vec::Zero(2), x(4), dxdt(4);
   q(0) = 1.0;  // its initial state
-  auto truncating = make_method("index1", {{"linear_solver", "sparse"}, {"rank_policy", "truncate"}});
+  auto truncating =
+      make_method("index1", {{"linear_solver", "sparse"}, {"rank_policy", "truncate"}});
   truncating->bind(problem);
   truncating->pack(0.0, q, v, x);
   truncating->rhs(x, dxdt, 0.0);

@@ -1,9 +1,9 @@
 // Steppers against the exact pendulum solution: fixed-step steppers show their nominal order,
 // adaptive ones meet their tolerance. On car_axis, whose right-hand side depends on t, every
 // scheme with a fixed order (the adaptive ones through their constant-step mode) shows it too.
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "harness/steppers.hpp"
 #include "test_support.hpp"
@@ -98,7 +98,6 @@ TEST(AdaptiveSteppers, CountRejectionsAndRhsCalls) {
   EXPECT_LE(w["rhs_calls"].get<long>(), 7 * attempts + 1);
 }
 
-
 // car_axis (rheonomic: the RHS depends on t explicitly) at constant steps dt, also for the
 // adaptive steppers' underlying schemes (StepperSettings::fixed_steps): final position error
 // against the published solution at t = 3 (accurate to 3e-13).
@@ -121,7 +120,6 @@ double rheonomic_error(const std::string& stepper, double dt) {
   if (result.record["status"] != "ok") return std::nan("");
   return result.record["metrics"]["error"]["final_abs_max"].get<double>();
 }
-
 
 // Least-squares slope of log(error) against log(dt) on car_axis.
 double rheonomic_order(const std::string& stepper, const std::vector<double>& dts) {

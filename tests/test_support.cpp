@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "catalog/catalog.hpp"
 #include "core/assembly.hpp"
 #include "core/kkt.hpp"
-#include "catalog/catalog.hpp"
 
 namespace cmb::test {
 

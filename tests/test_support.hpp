@@ -1,11 +1,10 @@
 // Helpers shared by the tests: random consistent states, finite differences, quick runs.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/problem.hpp"
 #include "harness/run.hpp"

@@ -77,11 +77,11 @@ bool AccelerationMethod::choose_dense(const Problem& problem, const std::string&
                                       bool sparse_applicable, const std::string& why) const {
   const bool possible = problem.has_sparse_evaluation() && sparse_applicable;
   if (linear_solver == "sparse" && !possible)
-    throw NumericalFailure(RunStatus::unsupported,
-                           "linear_solver = sparse on problem '" + problem.info().id + "': " +
-                               (problem.has_sparse_evaluation() ? why
-                                                                : "it has no sparse evaluation") +
-                               " (use dense or auto)");
+    throw NumericalFailure(
+        RunStatus::unsupported,
+        "linear_solver = sparse on problem '" + problem.info().id +
+            "': " + (problem.has_sparse_evaluation() ? why : "it has no sparse evaluation") +
+            " (use dense or auto)");
   return linear_solver == "dense" || !possible;
 }
 

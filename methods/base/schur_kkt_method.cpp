@@ -7,8 +7,8 @@
 namespace cmb {
 
 std::vector<ParamSpec> schur_param_specs() {
-  ParamSpec tol = positive_number("pivot_tol", 1e-12,
-                                  "J M⁻¹Jᵀ counts as singular below this LDLᵀ pivot ratio");
+  ParamSpec tol =
+      positive_number("pivot_tol", 1e-12, "J M⁻¹Jᵀ counts as singular below this LDLᵀ pivot ratio");
   tol.max = 1.0;
   return {tol,
           choice_param("rank_policy", {"fail", "truncate"},
@@ -27,8 +27,7 @@ SchurKktMethod::SchurKktMethod(Params params, BaumgarteGains gains)
       pivot_tol_(this->params().number("pivot_tol")),
       policy_(this->params().choice("rank_policy") == "truncate" ? RankPolicy::truncate
                                                                  : RankPolicy::fail),
-      linear_solver_(this->params().choice("linear_solver")) {
-}
+      linear_solver_(this->params().choice("linear_solver")) {}
 
 bool SchurKktMethod::uses_dense_matrices(const Problem& problem) const {
   // Measured: the sparse path is faster from the smallest linkage on (crank_rocker, nq = 9),

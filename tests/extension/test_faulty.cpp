@@ -27,7 +27,10 @@ constexpr double kG = 9.81;
 class Faulty : public ProblemBase {
  public:
   explicit Faulty(const Params& params)
-      : ProblemBase({"test_faulty", "Pendulum with an injected fault (test-only)", "tests", {"fault_injection"}},
+      : ProblemBase({"test_faulty",
+                     "Pendulum with an injected fault (test-only)",
+                     "tests",
+                     {"fault_injection"}},
                     params, Sizes{2, 1, 0}),
         fault_(params.choice("fault")),
         t_fault_(params.number("fault_time")) {}
@@ -88,8 +91,8 @@ CMB_DEFINE_PROBLEM(test_faulty) {
   entry.summary = "test-only: pendulum with an injected numerical fault";
   entry.params = {cmb::t_end_param(1.0),
                   cmb::choice_param("fault",
-                                    {"none", "nan_force", "singular_mass", "no_solution", "rough_force",
-                                     "slow", "crash"},
+                                    {"none", "nan_force", "singular_mass", "no_solution",
+                                     "rough_force", "slow", "crash"},
                                     "the fault injected from fault_time on"),
                   cmb::positive_number("fault_time", 0.3, "when the fault strikes [s]")};
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::Faulty>(p); };

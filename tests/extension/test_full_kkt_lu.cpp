@@ -4,8 +4,8 @@
 // entry without any other edit.
 #include <Eigen/LU>
 
-#include "methods/base/acceleration_method.hpp"
 #include "core/registry.hpp"
+#include "methods/base/acceleration_method.hpp"
 
 namespace cmb {
 namespace {

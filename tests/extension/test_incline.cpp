@@ -15,8 +15,10 @@ constexpr double kMass = 2.0, kG = 9.81;
 class Incline : public ProblemBase {
  public:
   explicit Incline(const Params& params)
-      : ProblemBase({"test_incline", "Point mass on an inclined line (test-only)",
-                     "elementary mechanics; exact solution", {}},
+      : ProblemBase({"test_incline",
+                     "Point mass on an inclined line (test-only)",
+                     "elementary mechanics; exact solution",
+                     {}},
                     params, Sizes{2, 1, 0}),
         alpha_(params.number("angle")) {}
 
@@ -30,9 +32,7 @@ class Incline : public ProblemBase {
     Phi(0) = q(1) - q(0) * std::tan(alpha_);
   }
   void jacobian(double, CVecRef, MatRef J) const override { J << -std::tan(alpha_), 1.0; }
-  void acceleration_rhs(double, CVecRef, CVecRef, VecRef gamma) const override {
-    gamma.setZero();
-  }
+  void acceleration_rhs(double, CVecRef, CVecRef, VecRef gamma) const override { gamma.setZero(); }
   bool has_energy() const override { return true; }
   double energy(double, CVecRef q, CVecRef v) const override {
     return 0.5 * kMass * v.squaredNorm() + kMass * kG * q(1);
