@@ -23,6 +23,76 @@ std::string capability_text(const Capabilities& c) {
   return items.empty() ? "-" : join(items, ", ");
 }
 
+const char* type_name(ParamType type) {
+  switch (type) {
+    case ParamType::number:
+      return "number";
+    case ParamType::integer:
+      return "integer";
+    case ParamType::boolean:
+      return "boolean";
+    case ParamType::choice:
+      return "choice";
+    case ParamType::text:
+      return "text";
+  }
+  return "?";
+}
+
+nlohmann::json bound_json(double bound) {
+  return std::isfinite(bound) ? nlohmann::json(bound) : nlohmann::json();
+}
+
+nlohmann::json params_json(const std::vector<ParamSpec>& specs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : specs)
+    out.push_back({{"name", p.name},
+                   {"type", type_name(p.type)},
+                   {"default", p.default_value},
+                   {"description", p.description},
+                   {"min", bound_json(p.min)},
+                   {"max", bound_json(p.max)},
+                   {"min_exclusive", p.min_exclusive},
+                   {"choices", p.choices}});
+  return out;
+}
+
+// The catalog as one JSON document (`cmbench list --json`): what scripts and the docs
+// generators read instead of parsing the text listing.
+nlohmann::json catalog_json(const std::string& what) {
+  nlohmann::json doc = {{"schema", "cmbench.catalog/1"}};
+  if (what.empty() || what == "problems") {
+    doc["problems"] = nlohmann::json::array();
+    for (const auto& e : problem_registry())
+      doc["problems"].push_back(
+          {{"id", e.id}, {"summary", e.summary}, {"params", params_json(e.params)}});
+  }
+  if (what.empty() || what == "methods") {
+    doc["methods"] = nlohmann::json::array();
+    for (const auto& e : method_registry()) {
+      const Capabilities& c = e.capabilities;
+      doc["methods"].push_back({{"id", e.id},
+                                {"summary", e.summary},
+                                {"capabilities",
+                                 {{"redundant", c.redundant},
+                                  {"singular", c.singular},
+                                  {"nonholonomic", c.nonholonomic},
+                                  {"drift_free", c.drift_free},
+                                  {"inequality", c.inequality}}},
+                                {"params", params_json(e.params)}});
+    }
+  }
+  if (what.empty() || what == "steppers") {
+    doc["steppers"] = nlohmann::json::array();
+    for (const auto& s : stepper_list())
+      doc["steppers"].push_back({{"id", s.id},
+                                 {"kind", s.kind == StepperKind::fixed ? "fixed" : "adaptive"},
+                                 {"order", s.order ? nlohmann::json(s.order) : nlohmann::json()},
+                                 {"summary", s.summary}});
+  }
+  return doc;
+}
+
 void print_list(const std::string& what) {
   std::ostringstream out;
   if (what.empty() || what == "problems") {
@@ -115,10 +185,16 @@ Command add_list_command(CLI::App& app) {
   auto* list = app.add_subcommand("list",
                                   "List problems, methods (with capabilities) and "
                                   "steppers, with their parameters and defaults");
+  auto as_json = std::make_shared<bool>(false);
   list->add_option("what", *what, "problems | methods | steppers (default: all)")
       ->check(CLI::IsMember({"problems", "methods", "steppers"}));
-  return {list, [what] {
-            print_list(*what);
+  list->add_flag("--json", *as_json,
+                 "print the catalog as JSON (ids, summaries, capabilities, parameters)");
+  return {list, [what, as_json] {
+            if (*as_json)
+              std::cout << catalog_json(*what).dump(1) << "\n";
+            else
+              print_list(*what);
             return 0;
           }};
 }

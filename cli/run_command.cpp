@@ -17,6 +17,7 @@
 #include "harness/context.hpp"
 #include "harness/output.hpp"
 #include "harness/run.hpp"
+#include "harness/self_converged.hpp"
 
 namespace cmb::cli {
 
@@ -192,7 +193,7 @@ int run_with(RunConfig config, const std::vector<std::string>& params, const std
     }
     std::_Exit(code);
   });
-  const RunResult result = execute_run(run);
+  const RunResult result = run_with_reference(run);
   watchdog.cancel();
   if (result.record["status"] == "invalid_input") {
     // Bad input found while starting the run (e.g. an inconsistent initial state): nothing is
@@ -205,8 +206,20 @@ int run_with(RunConfig config, const std::vector<std::string>& params, const std
 }
 
 // The parsed options as a run configuration (an option counts only when given).
-template <class Options>
-RunConfig settings_of(const Options& o) {
+// What `cmbench run` parses; the CLI::Option pointers tell which options were given.
+struct RunOptions {
+  RunConfig config;
+  std::vector<std::string> params;
+  std::string out_path, series_path;
+  double dt = 0, tol = 0, abs_tol = 0, rel_tol = 0, max_dt = 0, t_end = 0, sample_dt = 0;
+  double time_limit = 0;
+  long max_steps = LoopLimits{}.max_steps;
+  long max_rhs_calls = 0;
+  CLI::Option *dt_opt, *tol_opt, *abs_opt, *rel_opt, *max_dt_opt, *t_end_opt, *sample_opt,
+      *time_limit_opt, *out_opt, *series_opt;
+};
+
+RunConfig settings_of(const RunOptions& o) {
   RunConfig config = o.config;
   std::optional<double> tol;
   optional_from(o.tol_opt, o.tol, tol);
@@ -228,48 +241,34 @@ RunConfig settings_of(const Options& o) {
   return config;
 }
 
-}  // namespace
+// The step-size, tolerance, horizon and sampling options.
+void add_step_options(CLI::App* run, RunOptions& o) {
+  o.dt_opt = run->add_option("--dt", o.dt, "fixed step size, or first trial step (adaptive) [s]");
+  o.tol_opt = run->add_option("--tol", o.tol, "adaptive: absolute and relative tolerance");
+  o.abs_opt = run->add_option("--abs-tol", o.abs_tol, "adaptive: absolute tolerance");
+  o.rel_opt = run->add_option("--rel-tol", o.rel_tol, "adaptive: relative tolerance");
+  o.max_dt_opt = run->add_option("--max-dt", o.max_dt, "adaptive: largest step [s]");
+  o.t_end_opt = run->add_option("--t-end", o.t_end, "horizon [s] (default: the problem's)");
+  o.sample_opt =
+      run->add_option("--sample-dt", o.sample_dt, "sampling interval [s] (default: t_end/100)");
+  o.tol_opt->excludes(o.abs_opt)->excludes(o.rel_opt);
+}
 
-Command add_run_command(CLI::App& app) {
-  struct Options {
-    RunConfig config;
-    std::vector<std::string> params;
-    std::string out_path, series_path;
-    double dt = 0, tol = 0, abs_tol = 0, rel_tol = 0, max_dt = 0, t_end = 0, sample_dt = 0;
-    double time_limit = 0;
-    long max_steps = LoopLimits{}.max_steps;
-    long max_rhs_calls = 0;
-    CLI::Option *dt_opt, *tol_opt, *abs_opt, *rel_opt, *max_dt_opt, *t_end_opt, *sample_opt,
-        *time_limit_opt, *out_opt, *series_opt;
-  };
-  auto o = std::make_shared<Options>();
-  RunConfig& config = o->config;
-  auto* run = app.add_subcommand("run", "Run one problem with one method and one stepper");
-  run->add_option("--problem", config.problem, "problem id (see `cmbench list problems`)")
-      ->required();
-  run->add_option("--method", config.method, "method id (see `cmbench list methods`)")->required();
-  run->add_option("--stepper", config.stepper, "stepper id (see `cmbench list steppers`)")
-      ->required();
-  o->dt_opt = run->add_option("--dt", o->dt, "fixed step size, or first trial step (adaptive) [s]");
-  o->tol_opt = run->add_option("--tol", o->tol, "adaptive: absolute and relative tolerance");
-  o->abs_opt = run->add_option("--abs-tol", o->abs_tol, "adaptive: absolute tolerance");
-  o->rel_opt = run->add_option("--rel-tol", o->rel_tol, "adaptive: relative tolerance");
-  o->max_dt_opt = run->add_option("--max-dt", o->max_dt, "adaptive: largest step [s]");
-  o->t_end_opt = run->add_option("--t-end", o->t_end, "horizon [s] (default: the problem's)");
-  o->sample_opt =
-      run->add_option("--sample-dt", o->sample_dt, "sampling interval [s] (default: t_end/100)");
-  run->add_option("--param", o->params,
-                  "parameter key=value; keys: problem.KEY, method.KEY, or an unprefixed key "
-                  "that only one of them declares (repeatable)");
-  run->add_option("--repeat", config.repeat, "timed repetitions without metrics (default 3)")
+// Timed repetitions and the limits that stop a run with a status.
+void add_limit_options(CLI::App* run, RunOptions& o) {
+  run->add_option("--repeat", o.config.repeat, "timed repetitions without metrics (default 3)")
       ->check(integer_at_least(0));
-  run->add_option("--max-steps", o->max_steps, "stop with status step_limit after this many steps")
+  run->add_option("--max-steps", o.max_steps, "stop with status step_limit after this many steps")
       ->check(integer_at_least(1));
-  run->add_option("--max-rhs-calls", o->max_rhs_calls,
+  run->add_option("--max-rhs-calls", o.max_rhs_calls,
                   "stop with status step_limit after this many RHS calls (a work budget)")
       ->check(integer_at_least(1));
-  o->time_limit_opt = run->add_option("--time-limit", o->time_limit,
-                                      "stop with status time_limit after this many seconds");
+  o.time_limit_opt = run->add_option("--time-limit", o.time_limit,
+                                     "stop with status time_limit after this many seconds");
+}
+
+// The reference the errors are measured against, and the initial state.
+void add_reference_and_start_options(CLI::App* run, RunConfig& config) {
   run->add_option("--reference", config.reference,
                   "problem (the problem's own reference) or self_converged (two independent "
                   "tight runs, cached)")
@@ -289,13 +288,31 @@ Command add_run_command(CLI::App& app) {
   run->add_option("--perturb-velocity", config.initial.perturb_velocity,
                   "start with every holonomic row's rate Phi_i'(0) equal to this")
       ->check(a_number());
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  RunConfig& config = o->config;
+  auto* run = app.add_subcommand("run", "Run one problem with one method and one stepper");
+  run->add_option("--problem", config.problem, "problem id (see `cmbench list problems`)")
+      ->required();
+  run->add_option("--method", config.method, "method id (see `cmbench list methods`)")->required();
+  run->add_option("--stepper", config.stepper, "stepper id (see `cmbench list steppers`)")
+      ->required();
+  run->add_option("--param", o->params,
+                  "parameter key=value; keys: problem.KEY, method.KEY, or an unprefixed key "
+                  "that only one of them declares (repeatable)");
+  add_step_options(run, *o);
+  add_limit_options(run, *o);
+  add_reference_and_start_options(run, config);
   o->out_opt = run->add_option("--out", o->out_path, "write the JSON record here (atomically)");
   o->series_opt =
       run->add_option("--series", o->series_path, "write the sampled time series as CSV here");
   for (CLI::Option* option : {o->dt_opt, o->tol_opt, o->abs_opt, o->rel_opt, o->max_dt_opt,
                               o->t_end_opt, o->sample_opt, o->time_limit_opt})
     option->check(a_number());
-  o->tol_opt->excludes(o->abs_opt)->excludes(o->rel_opt);
   return {run, [o] { return run_with(settings_of(*o), o->params, o->out_path, o->series_path); }};
 }
 

@@ -24,6 +24,10 @@ const char* to_string(RunStatus status) {
       return "invalid_input";
     case RunStatus::branch_switch:
       return "branch_switch";
+    case RunStatus::reference_failed:
+      return "reference_failed";
+    case RunStatus::crashed:
+      return "crashed";
   }
   return "unknown";
 }

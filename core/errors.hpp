@@ -22,7 +22,9 @@ enum class RunStatus {
   newton_failed,
   unsupported,
   invalid_input,
-  branch_switch,  // left the assembly branch of the reference (Problem::branch_indicators)
+  branch_switch,     // left the assembly branch of the reference (Problem::branch_indicators)
+  reference_failed,  // the self-converged reference could not be computed: the run did not start
+  crashed,           // the worker process died (signal) or hit an internal error
 };
 
 const char* to_string(RunStatus status);

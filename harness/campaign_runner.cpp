@@ -1,5 +1,6 @@
-// Running a campaign: worker processes, their limits and signals, progress, resume, and the
-// results.json that gathers the records.
+// Running a campaign: run selection (filter, shard), the output directory and resume, progress,
+// the pool of worker processes (harness/campaign_workers.hpp), and the results.json that gathers
+// the records.
 #include <regex.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
 #include "harness/campaign.hpp"
+#include "harness/campaign_workers.hpp"
 #include "harness/context.hpp"
 #include "harness/output.hpp"
 
@@ -34,121 +36,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-// The record of a run whose worker died: what was asked (the metrics are gone with it).
-json crash_record(const CampaignRun& run, const std::string& why,
-                  RunStatus status = RunStatus::diverged) {
-  const RunConfig& c = run.config;
-  return {{"schema", "cmbench.run/1"},
-          {"key", run.key},
-          {"status", to_string(status)},
-          {"message", why},
-          {"problem", {{"id", c.problem}, {"params", c.problem_params}}},
-          {"method", {{"id", c.method}, {"params", c.method_params}}},
-          {"stepper", {{"id", c.stepper}}},
-          {"context", run_context()}};
-}
-
-// A worker that could not write its record or series exits with this code: the parent stops the
-// campaign (the run is not recorded, so --resume redoes it) instead of recording a status.
-constexpr int kWorkerOutputFailed = 4;
-// A worker whose run threw something unexpected records it and exits with this code, so the
-// campaign can end with a non-zero exit code after recording everything else.
-constexpr int kWorkerInternalError = 5;
-
-// SIGINT, SIGTERM and SIGHUP stop a campaign the same way: the parent notices (the handler only
-// sets a flag and interrupts waitpid), stops and reaps its workers, removes their temporary files
-// and then dies of the same signal, so the shell sees how it ended; --resume finishes the rest.
-volatile std::sig_atomic_t stop_signal = 0;
-extern "C" void note_stop_signal(int signal) { stop_signal = signal; }
-constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
-
-void catch_stop_signals() {
-  stop_signal = 0;
-  struct sigaction action {};
-  action.sa_handler = note_stop_signal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = 0;  // no SA_RESTART: waitpid returns EINTR
-  for (int signal : kStopSignals) ::sigaction(signal, &action, nullptr);
-}
-
-void default_stop_signals() {
-  for (int signal : kStopSignals) std::signal(signal, SIG_DFL);
-}
-
-struct Worker {
-  const CampaignRun* run;
-  std::chrono::steady_clock::time_point started;
-  bool killed = false;  // by the parent, past its time limit
-};
-
-// Waits for a worker to end, killing those past their time limit plus margin meanwhile. Returns
-// -1 with errno EINTR when a stop signal arrived.
-pid_t wait_for_worker(std::map<pid_t, Worker>& active, int& wstatus) {
-  for (;;) {
-    bool limited = false;
-    const auto now = std::chrono::steady_clock::now();
-    for (auto& [pid, worker] : active) {
-      const double limit = worker.run->config.limits.wall_time_limit;
-      if (limit <= 0) continue;
-      limited = true;
-      const std::chrono::duration<double> used = now - worker.started;
-      if (!worker.killed && used.count() > limit + time_limit_margin(limit)) {
-        ::kill(pid, SIGKILL);
-        worker.killed = true;
-      }
-    }
-    const pid_t pid = ::waitpid(-1, &wstatus, limited ? WNOHANG : 0);
-    if (pid != 0) return pid;
-    if (stop_signal) {
-      errno = EINTR;
-      return -1;
-    }
-    ::usleep(20000);  // 20 ms: a negligible load, and a negligible addition to the overshoot
-  }
-}
-
-// Executes one run in a worker process; never returns.
-[[noreturn]] void work(const CampaignRun& run, const fs::path& out) {
-  int code = 0;
-  try {
-    PreparedRun prepared = prepare_run(run.config);
-    const RunResult result = execute_run(prepared);
-    write_file_atomically((out / "series" / (run.file + ".csv")).string(), [&](const Emit& emit) {
-      stream_series_csv(*result.problem, result.series, result.reference, emit);
-    });
-    write_file_atomically((out / "runs" / (run.file + ".json")).string(),
-                          result.record.dump(1) + "\n");
-  } catch (const OutputError& e) {
-    std::cerr << "cmbench: error: " << e.what() << "\n";
-    code = kWorkerOutputFailed;
-  } catch (const std::exception& e) {
-    code = kWorkerInternalError;
-    try {
-      write_file_atomically((out / "runs" / (run.file + ".json")).string(),
-                            crash_record(run, std::string("internal error: ") + e.what()).dump(1));
-    } catch (const OutputError& e) {
-      std::cerr << "cmbench: error: " << e.what() << "\n";
-      code = kWorkerOutputFailed;
-    } catch (...) {
-      code = 3;
-    }
-  }
-  std::fflush(nullptr);
-  _exit(code);
-}
-
-// Stops the other workers after one could not write (they would meet the same full disk), waits
-// for them and removes what they may have left half-written.
-void stop_workers(std::map<pid_t, Worker>& active, const fs::path& out) {
-  for (const auto& [pid, run] : active) ::kill(pid, SIGTERM);
-  for (const auto& [pid, run] : active) ::waitpid(pid, nullptr, 0);
-  active.clear();
-  std::error_code ec;
-  for (const char* sub : {"runs", "series"})
-    for (const auto& entry : fs::directory_iterator(out / sub, ec))
-      if (entry.path().filename().string().rfind(".cmb-", 0) == 0) fs::remove(entry.path(), ec);
-}
 
 void make_directory(const fs::path& dir) {
   std::error_code ec;
@@ -335,39 +222,6 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
 };
 
-// Records what the parent knows of a worker that did not leave a normal record: killed past
-// its time limit (time_limit), crashed or failed internally (diverged, with the reason). Returns
-// true for a crash or an internal error.
-bool record_ended_worker(const Worker& worker, int wstatus, const fs::path& record) {
-  const CampaignRun& run = *worker.run;
-  const bool internal_error = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kWorkerInternalError;
-  if (worker.killed) {
-    const double limit = run.config.limits.wall_time_limit;
-    std::ostringstream why;
-    why << "wall-time limit reached: the worker was stopped " << limit + time_limit_margin(limit)
-        << " s after it started (limit " << limit << " s plus margin; the limit is otherwise "
-        << "checked between steps)";
-    write_file_atomically(record.string(),
-                          crash_record(run, why.str(), RunStatus::time_limit).dump(1) + "\n");
-    return false;
-  }
-  const bool exited_ok = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 && fs::exists(record);
-  if (exited_ok) return false;
-  if (!internal_error || !fs::exists(record)) {
-    const std::string why = WIFSIGNALED(wstatus)
-                                ? "worker crashed with signal " + std::to_string(WTERMSIG(wstatus))
-                                : "worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
-    write_file_atomically(record.string(), crash_record(run, why).dump(1) + "\n");
-  }
-  return true;
-}
-
-std::string status_in(const fs::path& record) {
-  std::ifstream in(record);
-  const json result = json::parse(in, nullptr, false);
-  return result.is_discarded() ? "unreadable" : result.value("status", "?");
-}
-
 // Gathers the selected runs' records into results.json; returns how many are not ok.
 std::size_t write_results(const Campaign& campaign, const CampaignOptions& options,
                           const std::vector<const CampaignRun*>& selected, const fs::path& out) {
@@ -376,7 +230,7 @@ std::size_t write_results(const Campaign& campaign, const CampaignOptions& optio
   for (const auto* run : selected) {
     std::ifstream in(out / "runs" / (run->file + ".json"));
     json record = json::parse(in, nullptr, false);
-    if (record.is_discarded()) record = crash_record(*run, "record unreadable");
+    if (record.is_discarded()) record = workers::crash_record(*run, "record unreadable");
     if (record.value("status", "") != "ok") ++not_ok;
     runs.push_back(record);
   }
@@ -391,15 +245,15 @@ std::size_t write_results(const Campaign& campaign, const CampaignOptions& optio
   return not_ok;
 }
 
-[[noreturn]] void stop_by_signal(std::map<pid_t, Worker>& active, const fs::path& out,
+[[noreturn]] void stop_by_signal(workers::Active& active, const fs::path& out,
                                  const Progress& progress) {
-  const int signal = stop_signal;
-  stop_workers(active, out);
+  const int signal = workers::stop_signal_received();
+  workers::stop_workers(active, out);
   progress.end_line();
   std::cerr << "cmbench: campaign stopped by signal " << signal << " after " << progress.count()
             << " of " << progress.total() << " runs; finish it with --resume\n";
   std::fflush(nullptr);
-  default_stop_signals();
+  workers::default_stop_signals();
   std::raise(signal);
   std::_Exit(128 + signal);  // not reached: the default action of these signals ends the process
 }
@@ -421,31 +275,26 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
   make_directory(out / "series");
   write_file_atomically((out / "campaign.json").string(), campaign.source.dump(2) + "\n");
 
-  catch_stop_signals();
+  workers::catch_stop_signals();
   Progress progress(pending.size());
-  std::map<pid_t, Worker> active;
+  workers::Active active;
   std::size_t next = 0, internal_errors = 0;
   while (next < pending.size() || !active.empty()) {
-    while (!stop_signal && next < pending.size() &&
+    while (!workers::stop_signal_received() && next < pending.size() &&
            static_cast<int>(active.size()) < options.jobs) {
-      std::fflush(nullptr);
-      const pid_t pid = ::fork();
-      if (pid < 0) throw std::runtime_error("fork failed");
-      if (pid == 0) {
-        default_stop_signals();
-        work(*pending[next], out);
-      }
-      active[pid] = Worker{pending[next++], std::chrono::steady_clock::now()};
+      const pid_t pid = workers::start_worker(*pending[next], out);
+      active[pid] = workers::Worker{pending[next++], std::chrono::steady_clock::now()};
     }
     int wstatus = 0;
-    const pid_t pid = stop_signal ? -1 : wait_for_worker(active, wstatus);
-    if (stop_signal) stop_by_signal(active, out, progress);
+    const pid_t pid =
+        workers::stop_signal_received() ? -1 : workers::wait_for_worker(active, wstatus);
+    if (workers::stop_signal_received()) stop_by_signal(active, out, progress);
     if (pid < 0 && errno == EINTR) continue;
     if (pid < 0) break;
-    const Worker worker = active.at(pid);
+    const workers::Worker worker = active.at(pid);
     active.erase(pid);
-    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kWorkerOutputFailed) {
-      stop_workers(active, out);
+    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == workers::kOutputFailed) {
+      workers::stop_workers(active, out);
       progress.end_line();
       throw OutputError("campaign stopped: a worker could not write the results of " +
                         worker.run->key + " into '" + out.string() +
@@ -453,11 +302,11 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
                         "the runs recorded so far are kept: make room and finish with --resume");
     }
     const fs::path record = out / "runs" / (worker.run->file + ".json");
-    internal_errors += record_ended_worker(worker, wstatus, record);
-    progress.finished(*worker.run, status_in(record));
+    internal_errors += workers::record_ended_worker(worker, wstatus, record);
+    progress.finished(*worker.run, workers::status_in(record));
   }
   progress.end_line();
-  default_stop_signals();
+  workers::default_stop_signals();
 
   const std::size_t not_ok = write_results(campaign, options, selected, out);
   std::cout << selected.size() << " runs, " << not_ok << " not ok; results in "
@@ -465,7 +314,7 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
   if (internal_errors > 0)
     throw InternalRunErrors(std::to_string(internal_errors) +
                             " run(s) ended in a crash or an "
-                            "internal error (status diverged, the message says which): please "
+                            "internal error (status crashed, the message says which): please "
                             "report them");
   return static_cast<int>(not_ok);
 }

@@ -117,6 +117,78 @@ void check_options(const CompareOptions& options) {
     throw InputError("--rel-tol must be a finite number >= 0");
 }
 
+// What two result sets have in common and where they differ, run by run (matched by key).
+struct Comparison {
+  std::size_t runs_a = 0, runs_b = 0, identical = 0;
+  json changes = json::array();
+  std::vector<std::string> only_a, only_b;
+  double log_ratio_sum = 0.0;  // of B/A timings, over `timed` runs ok in both
+  std::size_t timed = 0;
+  double time_ratio() const { return timed ? std::exp(log_ratio_sum / timed) : NAN; }
+};
+
+Comparison compare_runs(const json& a_doc, const json& b_doc, double rel_tol) {
+  const auto a = runs_by_key(a_doc);
+  const auto b = runs_by_key(b_doc);
+  Comparison c;
+  c.runs_a = a.size();
+  c.runs_b = b.size();
+  for (const auto& [key, run_a] : a) {
+    const auto found = b.find(key);
+    if (found == b.end()) {
+      c.only_a.push_back(key);
+      continue;
+    }
+    const json& run_b = found->second;
+    if (same(comparable(run_a), comparable(run_b), rel_tol))
+      ++c.identical;
+    else
+      c.changes.push_back(change_json(key, run_a, run_b));
+    const double ta = run_seconds(run_a), tb = run_seconds(run_b);
+    if (run_a.value("status", "") == "ok" && run_b.value("status", "") == "ok" && ta > 0 &&
+        tb > 0) {
+      c.log_ratio_sum += std::log(tb / ta);
+      ++c.timed;
+    }
+  }
+  for (const auto& [key, run] : b)
+    if (!a.count(key)) c.only_b.push_back(key);
+  return c;
+}
+
+void print_comparison(std::ostream& out, const Comparison& c, const std::string& a_path,
+                      const std::string& b_path, const CompareOptions& options) {
+  out << "compared " << c.runs_a << " runs (A: " << a_path << ") with " << c.runs_b
+      << " runs (B: " << b_path << ")\n"
+      << "  same status, metrics and work"
+      << (options.rel_tol > 0 ? " (within rel. tol. " + number_text(options.rel_tol) + ")" : "")
+      << ": " << c.identical << "\n  different: " << c.changes.size()
+      << "\n  only in A: " << c.only_a.size() << "\n  only in B: " << c.only_b.size()
+      << "\n  time B/A (geometric mean over " << c.timed
+      << " runs ok in both): " << number_text(c.time_ratio()) << "\n";
+  if (!c.changes.empty()) out << "different runs (A -> B):\n";
+  for (std::size_t i = 0; i < c.changes.size() && static_cast<int>(i) < options.max_listed; ++i)
+    print_change(out, c.changes[i]);
+  if (static_cast<int>(c.changes.size()) > options.max_listed)
+    out << "  ... and " << c.changes.size() - options.max_listed << " more (see --json)\n";
+  for (const auto& key : c.only_a) out << "only in A: " << key << "\n";
+  for (const auto& key : c.only_b) out << "only in B: " << key << "\n";
+}
+
+json comparison_json(const Comparison& c, const std::string& a_path, const std::string& b_path,
+                     double rel_tol) {
+  return {{"schema", "cmbench.compare/1"},
+          {"a", a_path},
+          {"b", b_path},
+          {"rel_tol", rel_tol},
+          {"identical", c.identical},
+          {"different", c.changes},
+          {"only_in_a", c.only_a},
+          {"only_in_b", c.only_b},
+          {"time_ratio_geometric_mean", c.timed ? json(c.time_ratio()) : json()},
+          {"timed_runs", c.timed}};
+}
+
 }  // namespace
 
 int compare_results(const std::string& a_path, const std::string& b_path,
@@ -130,67 +202,13 @@ int compare_results(const std::string& a_path, const std::string& b_path,
 int compare_results(const ResultsFile& a_file, const ResultsFile& b_file,
                     const CompareOptions& options, std::ostream& out) {
   check_options(options);
-  const std::string& a_path = a_file.name;
-  const std::string& b_path = b_file.name;
-  const auto a = runs_by_key(a_file.doc);
-  const auto b = runs_by_key(b_file.doc);
-  std::vector<std::string> only_a, only_b;
-  json changes = json::array();
-  std::size_t identical = 0;
-  double log_ratio_sum = 0.0;
-  std::size_t timed = 0;
-  for (const auto& [key, run_a] : a) {
-    const auto found = b.find(key);
-    if (found == b.end()) {
-      only_a.push_back(key);
-      continue;
-    }
-    const json& run_b = found->second;
-    if (same(comparable(run_a), comparable(run_b), options.rel_tol))
-      ++identical;
-    else
-      changes.push_back(change_json(key, run_a, run_b));
-    const double ta = run_seconds(run_a), tb = run_seconds(run_b);
-    if (run_a.value("status", "") == "ok" && run_b.value("status", "") == "ok" && ta > 0 &&
-        tb > 0) {
-      log_ratio_sum += std::log(tb / ta);
-      ++timed;
-    }
-  }
-  for (const auto& [key, run] : b)
-    if (!a.count(key)) only_b.push_back(key);
-
-  const double time_ratio = timed ? std::exp(log_ratio_sum / timed) : NAN;
-  out << "compared " << a.size() << " runs (A: " << a_path << ") with " << b.size()
-      << " runs (B: " << b_path << ")\n"
-      << "  same status, metrics and work"
-      << (options.rel_tol > 0 ? " (within rel. tol. " + number_text(options.rel_tol) + ")" : "")
-      << ": " << identical << "\n  different: " << changes.size()
-      << "\n  only in A: " << only_a.size() << "\n  only in B: " << only_b.size()
-      << "\n  time B/A (geometric mean over " << timed
-      << " runs ok in both): " << number_text(time_ratio) << "\n";
-  if (!changes.empty()) out << "different runs (A -> B):\n";
-  for (std::size_t i = 0; i < changes.size() && static_cast<int>(i) < options.max_listed; ++i)
-    print_change(out, changes[i]);
-  if (static_cast<int>(changes.size()) > options.max_listed)
-    out << "  ... and " << changes.size() - options.max_listed << " more (see --json)\n";
-  for (const auto& key : only_a) out << "only in A: " << key << "\n";
-  for (const auto& key : only_b) out << "only in B: " << key << "\n";
-
-  if (!options.json_out.empty()) {
-    const json doc = {{"schema", "cmbench.compare/1"},
-                      {"a", a_path},
-                      {"b", b_path},
-                      {"rel_tol", options.rel_tol},
-                      {"identical", identical},
-                      {"different", changes},
-                      {"only_in_a", only_a},
-                      {"only_in_b", only_b},
-                      {"time_ratio_geometric_mean", timed ? json(time_ratio) : json()},
-                      {"timed_runs", timed}};
-    write_file_atomically(options.json_out, doc.dump(1) + "\n");
-  }
-  return static_cast<int>(changes.size() + only_a.size() + only_b.size());
+  const Comparison c = compare_runs(a_file.doc, b_file.doc, options.rel_tol);
+  print_comparison(out, c, a_file.name, b_file.name, options);
+  if (!options.json_out.empty())
+    write_file_atomically(
+        options.json_out,
+        comparison_json(c, a_file.name, b_file.name, options.rel_tol).dump(1) + "\n");
+  return static_cast<int>(c.changes.size() + c.only_a.size() + c.only_b.size());
 }
 
 }  // namespace cmb

@@ -1,3 +1,5 @@
+// Executing a prepared run: the record header, the instrumented integration with its observers,
+// the metrics and the timed repetitions. Preparation and validation: harness/prepare_run.cpp.
 #include "harness/run.hpp"
 
 #include <algorithm>
@@ -6,126 +8,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <stdexcept>
 
 #include "catalog/catalog.hpp"
 #include "harness/branch_monitor.hpp"
 #include "harness/context.hpp"
-#include "harness/self_converged.hpp"
 
 namespace cmb {
 
 namespace {
-
-void require_positive(const char* option, const std::optional<double>& value) {
-  if (value && !(std::isfinite(*value) && *value > 0.0)) {
-    std::ostringstream msg;
-    msg << option << " must be a finite number > 0, got " << *value;
-    throw InputError(msg.str());
-  }
-}
-
-// The shortest of 6..17 significant digits that reads back as the same double: 6 keeps the
-// familiar keys (dt=0.001, tol=1e-08), more digits keep 1e-6 and 1.000001e-6 apart.
-std::string format_number(double value) {
-  char text[32];
-  for (int digits = 6; digits <= 17; ++digits) {
-    std::snprintf(text, sizeof text, "%.*g", digits, value);
-    if (std::strtod(text, nullptr) == value) break;
-  }
-  return text;
-}
-
-// Stable key: problem/method/stepper/step-or-tolerance, with any explicitly given parameters.
-std::string run_key(const RunConfig& c, const StepperSpec& stepper, const StepperSettings& s) {
-  // A parameter given with its default value is the default configuration: same key.
-  auto with_params = [](const std::string& id, const nlohmann::json& params,
-                        const std::vector<ParamSpec>& specs) {
-    std::string out = id;
-    for (const auto& [k, v] : params.items()) {
-      const auto spec = std::find_if(specs.begin(), specs.end(),
-                                     [&k = k](const ParamSpec& s) { return s.name == k; });
-      if (spec != specs.end() && spec->default_value == v) continue;
-      out += "[" + k + "=" + v.dump() + "]";
-    }
-    return out;
-  };
-  std::string key = with_params(c.problem, c.problem_params, find_problem(c.problem).params) + "/" +
-                    with_params(c.method, c.method_params, find_method(c.method).params) + "/" +
-                    stepper.id + "/";
-  if (stepper.kind == StepperKind::fixed) {
-    key += "dt=" + format_number(s.dt);
-  } else {
-    key += "tol=" + format_number(s.rel_tol);
-    if (s.abs_tol != s.rel_tol) key += ",atol=" + format_number(s.abs_tol);
-  }
-  if (c.t_end) key += "/t_end=" + format_number(*c.t_end);
-  if (c.initial.perturbed())
-    key += "/perturb=p" + format_number(c.initial.perturb_position) + ",v" +
-           format_number(c.initial.perturb_velocity);
-  if (c.initial.assembly != "reject") key += "/assembly=" + c.initial.assembly;
-  return key;
-}
-
-StepperSettings stepper_settings(const RunConfig& c, const StepperSpec& stepper) {
-  StepperSettings s;
-  if (stepper.kind == StepperKind::fixed) {
-    if (!c.dt)
-      throw InputError("stepper '" + stepper.id + "' is fixed-step: give --dt (step size > 0)");
-    if (c.abs_tol || c.rel_tol || c.max_dt)
-      throw InputError("stepper '" + stepper.id +
-                       "' is fixed-step: tolerances and max_dt do not apply (give --dt only)");
-    s.dt = *c.dt;
-    return s;
-  }
-  if (!c.abs_tol && !c.rel_tol)
-    throw InputError("stepper '" + stepper.id + "' is adaptive: give --tol (or --abs-tol and " +
-                     "--rel-tol), e.g. --tol 1e-8");
-  s.rel_tol = c.rel_tol ? *c.rel_tol : *c.abs_tol;
-  s.abs_tol = c.abs_tol ? *c.abs_tol : *c.rel_tol;
-  if (c.dt) s.dt = *c.dt;
-  if (c.max_dt) s.max_dt = *c.max_dt;
-  return s;
-}
-
-[[noreturn]] void too_many_samples(double count, double sample_dt) {
-  std::ostringstream msg;
-  msg << "sample_dt = " << sample_dt << " asks for " << count << " samples; at most " << kMaxSamples
-      << " are recorded per run (choose a larger sample_dt)";
-  throw InputError(msg.str());
-}
-
-std::vector<double> make_sample_times(const PreparedRun& run, double sample_dt) {
-  std::vector<double> times;
-  if (run.stepper->kind == StepperKind::fixed) {
-    const double dt = run.settings.dt;
-    const double steps = run.t_end / dt;
-    // 2^53: beyond it step counts are no longer exact doubles (and lround would overflow).
-    if (!(steps <= 9007199254740992.0)) {
-      std::ostringstream msg;
-      msg << "t_end/dt = " << steps << " fixed steps: more than can be counted (2^53)";
-      throw InputError(msg.str());
-    }
-    const long total = std::lround(steps);
-    if (total < 1 || std::abs(total * dt - run.t_end) > 1e-9 * run.t_end) {
-      std::ostringstream msg;
-      msg << "t_end = " << run.t_end << " is not a whole number of fixed steps dt = " << dt
-          << " (choose dt so that t_end/dt is an integer)";
-      throw InputError(msg.str());
-    }
-    const long every = std::max(1L, std::lround(std::min(sample_dt / dt, steps)));
-    if (total / every > kMaxSamples)
-      too_many_samples(static_cast<double>(total / every), sample_dt);
-    for (long k = every; k < total; k += every) times.push_back(k * dt);
-    times.push_back(total * dt);
-    return times;
-  }
-  const double wanted = run.t_end / sample_dt;
-  if (!(wanted <= kMaxSamples + 0.5)) too_many_samples(wanted, sample_dt);
-  const long count = std::max(1L, std::lround(wanted));
-  for (long k = 1; k < count; ++k) times.push_back(run.t_end * k / count);
-  times.push_back(run.t_end);
-  return times;
-}
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -195,30 +86,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Fills result.reference and the record's "reference" block.
-void attach_reference(const PreparedRun& run, RunResult& result) {
-  const Problem& problem = *run.problem;
-  const ReferenceInfo info = problem.reference_info();
-  if (run.config.reference != "self_converged" && info.kind != ReferenceKind::self_converged) {
-    result.reference = reference_at_samples(problem, result.series);
-    return;
-  }
-  auto& block = result.record["reference"];
-  block["kind"] = to_string(ReferenceKind::self_converged);
-  try {
-    const SelfConvergedReference ref = self_converged_reference(
-        problem.info().id, problem.params(), run.t_end, info.recipe, run.config.reference_cache);
-    result.reference = sample_reference(ref, result.series.t);
-    block["provenance"] = ref.provenance;
-    block["accuracy"] = number_or_null(ref.agreement);
-    block["cache_file"] = ref.cache_file;
-    block["from_cache"] = ref.from_cache;
-  } catch (const NumericalFailure& failure) {
-    block["provenance"] = std::string("could not be computed: ") + failure.what();
-    block["accuracy"] = nullptr;
-  }
-}
-
 // The timing block of a run that ended early: the instrumented run only.
 nlohmann::json untimed(double instrumented_seconds) {
   return {{"instrumented_s", instrumented_seconds},
@@ -267,71 +134,42 @@ nlohmann::json timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
 
 }  // namespace
 
-PreparedRun prepare_run(const RunConfig& config) {
-  PreparedRun run;
-  run.config = config;
-  run.problem = make_problem(config.problem, config.problem_params);
-  run.method = make_method(config.method, config.method_params);
-  run.stepper = &find_stepper(config.stepper);
-  require_positive("dt", config.dt);
-  require_positive("abs_tol", config.abs_tol);
-  require_positive("rel_tol", config.rel_tol);
-  require_positive("max_dt", config.max_dt);
-  require_positive("t_end", config.t_end);
-  require_positive("sample_dt", config.sample_dt);
-  if (config.reference != "problem" && config.reference != "self_converged")
-    throw InputError("reference must be 'problem' or 'self_converged', got '" + config.reference +
-                     "'");
-  validate(config.initial);
-  // Two different horizons (a run setting and the problem's t_end parameter) are a conflict.
-  const auto t_end_param = config.problem_params.find("t_end");
-  if (config.t_end && t_end_param != config.problem_params.end() &&
-      *t_end_param != nlohmann::json(*config.t_end))
-    throw InputError("two horizons are given: t_end = " + format_number(*config.t_end) +
-                     " as a run setting and " + t_end_param->dump() +
-                     " as a parameter of problem '" + config.problem + "': give one");
-  if (config.initial.perturb_position != 0.0 && run.problem->sizes().mh == 0)
-    throw InputError("a position perturbation needs holonomic constraint rows, and problem '" +
-                     config.problem + "' has none (perturb the velocity instead)");
-  if (config.repeat < 0 || config.repeat > kMaxRepeat)
-    throw InputError("repeat must be from 0 to " + std::to_string(kMaxRepeat) + ", got " +
-                     std::to_string(config.repeat));
-  run.settings = stepper_settings(config, *run.stepper);
-  run.t_end = config.t_end ? *config.t_end : run.problem->t_end();
-  const double sample_dt = config.sample_dt ? *config.sample_dt : run.t_end / 100;
-  if (!(sample_dt > 0.0))
-    throw InputError("t_end = " + format_number(run.t_end) +
-                     " is too short to sample (t_end/100 underflows to 0)");
-  run.sample_times = make_sample_times(run, sample_dt);
-  run.key = run_key(config, *run.stepper, run.settings);
-  return run;
+Mat sample_reference(const GridReference& reference, const std::vector<double>& times) {
+  Mat out = Mat::Constant(times.size(), reference.outputs.cols(), std::nan(""));
+  const double t_end = reference.grid.back();
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    const double position = times[i] / t_end * (reference.grid.size() - 1);
+    const long k = std::lround(position);
+    if (k >= 0 && k < static_cast<long>(reference.grid.size()) &&
+        std::abs(times[i] - reference.grid[k]) <= 1e-9 * t_end)
+      out.row(i) = reference.outputs.row(k);
+  }
+  return out;
 }
 
-RunResult execute_run(PreparedRun& run) {
-  RunResult result;
-  result.problem = run.problem.get();
-  result.record = record_header(run);
-  auto& rec = result.record;
+namespace {
+
+// The record's metrics; errors only against a reference, and only for a run that reached the
+// horizon.
+nlohmann::json run_metrics(const PreparedRun& run, RunResult& result, RunStatus status,
+                           const BranchMonitor& branch) {
+  const Problem& problem = *run.problem;
+  if (status == RunStatus::ok && run.config.compute_reference)
+    result.reference = run.grid_reference ? sample_reference(*run.grid_reference, result.series.t)
+                                          : reference_at_samples(problem, result.series);
+  return {{"error", error_metrics(problem, result.series, result.reference)},
+          {"drift", drift_metrics(result.series)},
+          {"energy", energy_metrics(problem, result.series)},
+          {"multipliers", multiplier_metrics(problem, result.series)},
+          {"branch", branch.summary()}};
+}
+
+// Integrates from (q0, v0) with the recorder and the branch monitor as observers, and fills the
+// record from the outcome.
+void integrate_and_record(PreparedRun& run, const Vec& q0, const Vec& v0, RunResult& result) {
   Problem& problem = *run.problem;
   Method& method = *run.method;
-  const Sizes sizes = problem.sizes();
-  Vec q0(sizes.nq), v0(sizes.nq);
-
-  auto stop_before_start = [&](const char* status, const char* message) {
-    rec["status"] = status;
-    rec["message"] = message;
-    rec["context"] = run_context();
-    return result;
-  };
-  try {
-    rec["initial"] = make_initial_state(problem, run.config.initial, q0, v0);
-    method.bind(problem);
-  } catch (const NumericalFailure& failure) {
-    return stop_before_start(to_string(failure.status()), failure.what());
-  } catch (const InputError& error) {  // a parameter that only the problem can refuse
-    return stop_before_start(to_string(RunStatus::invalid_input), error.what());
-  }
-
+  auto& rec = result.record;
   Vec x(method.state_size());
   method.pack(0.0, q0, v0, x);
   SampleRecorder recorder(problem, method);
@@ -352,21 +190,45 @@ RunResult execute_run(PreparedRun& run) {
   rec["status"] = to_string(outcome.status);
   rec["message"] = outcome.message;
   rec["t_reached"] = outcome.t_reached;
-  nlohmann::json metrics;
-  // Errors compare against the reference only when the run reached the horizon.
-  if (outcome.status == RunStatus::ok && run.config.compute_reference)
-    attach_reference(run, result);
-  metrics["error"] = error_metrics(problem, result.series, result.reference);
-  metrics["drift"] = drift_metrics(result.series);
-  metrics["energy"] = energy_metrics(problem, result.series);
-  metrics["multipliers"] = multiplier_metrics(problem, result.series);
-  metrics["branch"] = branch.summary();
-  rec["metrics"] = metrics;
+  rec["metrics"] = run_metrics(run, result, outcome.status, branch);
   rec["work"] = work_json(outcome.counters, method);
-
   rec["timing"] = outcome.status == RunStatus::ok
                       ? timed_repetitions(run, q0, v0, instrumented_seconds, start)
                       : untimed(instrumented_seconds);
+}
+
+}  // namespace
+
+RunResult execute_run(PreparedRun& run) {
+  RunResult result;
+  result.problem = run.problem.get();
+  result.record = record_header(run);
+  auto& rec = result.record;
+  auto stop_before_start = [&](const char* status, const std::string& message) {
+    rec["status"] = status;
+    rec["message"] = message;
+    rec["context"] = run_context();
+    return result;
+  };
+  if (!run.reference_block.is_null()) rec["reference"] = run.reference_block;
+  if (!run.reference_failure.empty())
+    return stop_before_start(
+        to_string(RunStatus::reference_failed),
+        "the self-converged reference could not be computed: " + run.reference_failure);
+  if (needs_grid_reference(run) && !run.grid_reference)
+    throw std::logic_error("run " + run.key +
+                           ": its self-converged reference was not resolved before the run");
+  const Sizes sizes = run.problem->sizes();
+  Vec q0(sizes.nq), v0(sizes.nq);
+  try {
+    rec["initial"] = make_initial_state(*run.problem, run.config.initial, q0, v0);
+    run.method->bind(*run.problem);
+  } catch (const NumericalFailure& failure) {
+    return stop_before_start(to_string(failure.status()), failure.what());
+  } catch (const InputError& error) {  // a parameter that only the problem can refuse
+    return stop_before_start(to_string(RunStatus::invalid_input), error.what());
+  }
+  integrate_and_record(run, q0, v0, result);
   rec["context"] = run_context();
   return result;
 }

@@ -46,6 +46,17 @@ struct RunConfig {
   bool compute_reference = true;  // off for the reference computations themselves
 };
 
+// A reference given as output values on a grid of times (the self-converged reference of
+// harness/self_converged.hpp), resolved before a run starts.
+struct GridReference {
+  std::vector<double> grid;  // t = 0 … t_end
+  Mat outputs;               // one row per grid time
+};
+
+// Reference values at the given times: grid values where a time matches a grid time (to
+// 1e-9·t_end), NaN elsewhere.
+Mat sample_reference(const GridReference& reference, const std::vector<double>& times);
+
 struct PreparedRun {
   RunConfig config;
   std::unique_ptr<Problem> problem;
@@ -55,7 +66,17 @@ struct PreparedRun {
   double t_end = 0.0;
   std::vector<double> sample_times;  // excludes 0, ends at t_end
   std::string key;                   // stable, readable identifier of the configuration
+  // A run is a leaf: when its errors are measured against a computed reference
+  // (needs_grid_reference), resolve_reference (harness/self_converged.hpp) fills these before
+  // execute_run — the values and the record's "reference" block, or why they failed.
+  std::optional<GridReference> grid_reference;
+  nlohmann::json reference_block;  // replaces the header's "reference" block when set
+  std::string reference_failure;   // non-empty: the run ends reference_failed without starting
 };
+
+// True when the run measures its errors against a self-converged reference: the problem has
+// no other, or the configuration asks for one.
+bool needs_grid_reference(const PreparedRun& run);
 
 PreparedRun prepare_run(const RunConfig& config);
 
@@ -75,6 +96,7 @@ struct RunResult {
   const Problem* problem = nullptr;
 };
 
+// Integrates a prepared run (with its reference resolved, see PreparedRun) and returns its record.
 RunResult execute_run(PreparedRun& run);
 
 }  // namespace cmb

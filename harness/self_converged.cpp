@@ -36,7 +36,7 @@ Mat run_on_grid(const std::string& id, const nlohmann::json& params, double t_en
   run.settings.land_on_samples = true;
   const RunResult result = execute_run(run);
   if (result.record["status"] != "ok")
-    throw NumericalFailure(RunStatus::diverged,
+    throw NumericalFailure(RunStatus::reference_failed,
                            "self-converged reference run " + run.key + " ended " +
                                result.record["status"].get<std::string>() + ": " +
                                result.record["message"].get<std::string>());
@@ -44,10 +44,10 @@ Mat run_on_grid(const std::string& id, const nlohmann::json& params, double t_en
   // Landing on the samples, every run must report exactly the grid: anything else would make
   // the two runs' rows refer to different times.
   if (series.t.size() != static_cast<std::size_t>(kGridIntervals) + 1)
-    throw NumericalFailure(RunStatus::diverged, "self-converged reference run " + run.key +
-                                                    " produced " + std::to_string(series.t.size()) +
-                                                    " samples instead of " +
-                                                    std::to_string(kGridIntervals + 1));
+    throw NumericalFailure(RunStatus::reference_failed,
+                           "self-converged reference run " + run.key + " produced " +
+                               std::to_string(series.t.size()) + " samples instead of " +
+                               std::to_string(kGridIntervals + 1));
   Mat out(series.t.size(), series.outputs.front().size());
   for (std::size_t i = 0; i < series.t.size(); ++i) out.row(i) = series.outputs[i].transpose();
   return out;
@@ -128,17 +128,30 @@ SelfConvergedReference self_converged_reference(const std::string& id, const nlo
   return ref;
 }
 
-Mat sample_reference(const SelfConvergedReference& reference, const std::vector<double>& times) {
-  Mat out = Mat::Constant(times.size(), reference.outputs.cols(), std::nan(""));
-  const double t_end = reference.grid.back();
-  for (std::size_t i = 0; i < times.size(); ++i) {
-    const double position = times[i] / t_end * (reference.grid.size() - 1);
-    const long k = std::lround(position);
-    if (k >= 0 && k < static_cast<long>(reference.grid.size()) &&
-        std::abs(times[i] - reference.grid[k]) <= 1e-9 * t_end)
-      out.row(i) = reference.outputs.row(k);
+void resolve_reference(PreparedRun& run) {
+  if (!needs_grid_reference(run)) return;
+  const Problem& problem = *run.problem;
+  nlohmann::json& block = run.reference_block;
+  block["kind"] = to_string(ReferenceKind::self_converged);
+  try {
+    const SelfConvergedReference ref =
+        self_converged_reference(problem.info().id, problem.params(), run.t_end,
+                                 problem.reference_info().recipe, run.config.reference_cache);
+    run.grid_reference = GridReference(ref);
+    block["provenance"] = ref.provenance;
+    block["accuracy"] = number_or_null(ref.agreement);
+    block["cache_file"] = ref.cache_file;
+    block["from_cache"] = ref.from_cache;
+  } catch (const NumericalFailure& failure) {
+    run.reference_failure = failure.what();
+    block["provenance"] = std::string("could not be computed: ") + failure.what();
+    block["accuracy"] = nullptr;
   }
-  return out;
+}
+
+RunResult run_with_reference(PreparedRun& run) {
+  resolve_reference(run);
+  return execute_run(run);
 }
 
 }  // namespace cmb

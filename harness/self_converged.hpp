@@ -2,7 +2,8 @@
 // a run asks for one), the harness integrates the problem with two independent configurations
 // (different methods and steppers, tight tolerance) on a fixed grid, takes the first as the
 // reference and the largest difference between the two as its estimated accuracy. Results are
-// cached under results/references/ with their provenance and reused.
+// cached under results/references/ with their provenance and reused. This layer sits above one
+// run (harness/run.hpp): it runs runs, and resolves a run's reference before the run starts.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,13 +11,12 @@
 #include <vector>
 
 #include "core/problem.hpp"
+#include "harness/run.hpp"
 
 namespace cmb {
 
-struct SelfConvergedReference {
-  std::vector<double> grid;  // t = 0 … t_end
-  Mat outputs;               // one row per grid time
-  double agreement = 0.0;    // max |A − B| over grid and outputs
+struct SelfConvergedReference : GridReference {
+  double agreement = 0.0;  // max |A − B| over grid and outputs
   nlohmann::json provenance;
   std::string cache_file;
   bool from_cache = false;
@@ -32,8 +32,12 @@ SelfConvergedReference self_converged_reference(const std::string& id, const nlo
                                                 double t_end, const nlohmann::json& recipe,
                                                 const std::string& cache_dir);
 
-// Reference values at the given times: grid values where a time matches a grid time (to
-// 1e-9·t_end), NaN elsewhere.
-Mat sample_reference(const SelfConvergedReference& reference, const std::vector<double>& times);
+// Resolves the reference of a prepared run before it executes: when needs_grid_reference(run),
+// computes or loads the self-converged reference into run.grid_reference and the record's
+// reference block, or notes why it could not be computed (the run then ends reference_failed).
+void resolve_reference(PreparedRun& run);
+
+// resolve_reference, then execute_run: what a caller that runs a configuration uses.
+RunResult run_with_reference(PreparedRun& run);
 
 }  // namespace cmb

@@ -28,7 +28,7 @@ DriftHistory pendulum_drift(const std::string& method, const nlohmann::json& par
   c.sample_dt = 0.1;
   PreparedRun run = prepare_run(c);
   run.config.repeat = 0;
-  const RunResult result = execute_run(run);
+  const RunResult result = run_with_reference(run);
   EXPECT_EQ(result.record["status"], "ok");
   DriftHistory h;
   const auto& s = result.series;

@@ -82,7 +82,7 @@ TEST(Extension, InjectedFaultsBecomeRecordedStatusesAndTheCampaignGoesOn) {
                                                        {"no_solution", "newton_failed"},
                                                        {"rough_force", "step_limit"},
                                                        {"slow", "time_limit"},
-                                                       {"crash", "diverged"}};
+                                                       {"crash", "crashed"}};
   int not_ok = 0;
   ASSERT_EQ(results["runs"].size(), (faults.size() + 1) * 2 * 2);
   for (const auto& run : results["runs"]) {

@@ -173,7 +173,7 @@ TEST(Drift, PartitioningAndProjectionHoldTheirNewtonTolerance) {
       c.t_end = t_end;
       PreparedRun run = prepare_run(c);
       run.config.repeat = 0;
-      const RunResult r = execute_run(run);
+      const RunResult r = run_with_reference(run);
       ASSERT_EQ(r.record["status"], "ok") << method << " " << problem << r.record["message"];
       for (std::size_t i = 0; i < r.series.t.size(); ++i)
         ASSERT_LE(r.series.position_residual[i], 1e-12)

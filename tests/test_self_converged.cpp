@@ -57,5 +57,44 @@ TEST(SelfConverged, EveryGridTimeIsLandedOnEvenInsideTheLastStep) {
   std::filesystem::remove_all(cache);
 }
 
+// A run is a leaf: its self-converged reference is resolved before it starts, and when that
+// reference cannot be computed the run ends reference_failed without integrating — never `ok`
+// with errors silently missing. Here the recipe cannot handle a pendulum of 501 links (1002
+// coordinates): svd_null_space refuses it as beyond the dense methods' size, and the
+// augmented-Lagrangian iterations before it do not converge at t = 0 either.
+TEST(SelfConverged, AReferenceThatCannotBeComputedEndsTheRunReferenceFailed) {
+  const std::string cache =
+      (std::filesystem::temp_directory_path() / "cmb_self_converged_failed").string();
+  std::filesystem::remove_all(cache);
+  RunConfig c;
+  c.problem = "n_pendulum";
+  c.problem_params = {{"N", 501}, {"t_end", 1e-3}};
+  c.method = "index1";
+  c.stepper = "dopri5";
+  c.abs_tol = c.rel_tol = 1e-6;
+  c.repeat = 0;
+  c.reference = "self_converged";
+  c.reference_cache = cache;
+  PreparedRun run = prepare_run(c);
+  // Without resolving first, execute_run refuses to run without the reference it needs.
+  EXPECT_THROW(execute_run(run), std::logic_error);
+  resolve_reference(run);
+  ASSERT_FALSE(run.reference_failure.empty());
+  const nlohmann::json record = execute_run(run).record;
+  EXPECT_EQ(record["status"], "reference_failed");
+  const std::string message = record["message"];
+  EXPECT_EQ(message.rfind("the self-converged reference could not be computed: "
+                          "self-converged reference run n_pendulum[N=501]/",
+                          0),
+            0u)
+      << message;
+  EXPECT_FALSE(record.contains("metrics"));
+  EXPECT_EQ(record["reference"]["kind"], "self_converged");
+  EXPECT_EQ(record["reference"]["accuracy"], nullptr);
+  EXPECT_FALSE(std::filesystem::exists(cache) && !std::filesystem::is_empty(cache))
+      << "a failed reference must not be cached";
+  std::filesystem::remove_all(cache);
+}
+
 }  // namespace
 }  // namespace cmb::test

@@ -115,7 +115,7 @@ double rheonomic_error(const std::string& stepper, double dt) {
   run.settings.fixed_steps = true;
   run.settings.dt = dt;
   run.sample_times = {3.0};
-  const RunResult result = execute_run(run);
+  const RunResult result = run_with_reference(run);
   EXPECT_EQ(result.record["status"], "ok") << stepper << " dt " << dt;
   if (result.record["status"] != "ok") return std::nan("");
   return result.record["metrics"]["error"]["final_abs_max"].get<double>();

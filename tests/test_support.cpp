@@ -80,7 +80,7 @@ RunConfig tight_run(const std::string& problem, const std::string& method, doubl
 RunResult run_in_process(RunConfig config) {
   config.repeat = 0;
   PreparedRun run = prepare_run(config);
-  RunResult result = execute_run(run);
+  RunResult result = run_with_reference(run);
   result.problem = nullptr;  // owned by `run`, which ends here
   return result;
 }

@@ -8,6 +8,7 @@
 
 #include "core/problem.hpp"
 #include "harness/run.hpp"
+#include "harness/self_converged.hpp"
 
 namespace cmb::test {
 

@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["load", "load_doc", "flatten", "frame", "series", "series_path", "series_stem",
+__all__ = ["load", "load_doc", "flatten", "frame", "series", "series_path",
            "split_key", "key_parts", "sweep_key", "case_key", "variant_label", "group_series",
            "case_labels", "read_json", "read_series", "record_problem", "BadInput",
            "BadInputWarning"]
@@ -405,19 +405,6 @@ def readable(segment):
     return f"{head}({rest[:-1].replace('][', ', ')})"
 
 
-def series_stem(record):
-    """The file stem of a run as the campaign runner derives it from the run key:
-    problem__method__stepper__<FNV-1a 64 of the key, hex>. Only a fallback: series_path() first
-    takes the stem of the run's record in runs/ (the runner may hash a differently spelled key).
-    `record` may be a run record or a row of flatten()."""
-    h = 0xCBF29CE484222325
-    for byte in record["key"].encode("utf-8"):
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    ids = [record[part]["id"] if isinstance(record[part], dict) else record[part]
-           for part in ("problem", "method", "stepper")]
-    return "__".join(ids) + f"__{h:x}"
-
-
 def _stems_from_runs(results_dir):
     """key -> stem from the records in runs/ (run_files)."""
     return {record["key"]: os.path.basename(path)[:-5] for path, record in run_files(results_dir)
@@ -425,17 +412,18 @@ def _stems_from_runs(results_dir):
 
 
 def series_path(results_dir, record):
-    """Path of a run's series CSV (series/<stem of its runs/ record>.csv, else the stem derived
-    from the key), or None when the results set has none. `record` may be a run record or a row
+    """Path of a run's series CSV, or None when the results set has none. The campaign runner
+    writes the run's file names into its record ("files"); result sets written before it did are
+    matched through the stem of the run's record in runs/. `record` may be a run record or a row
     of flatten()."""
-    stems = [_stems_from_runs(results_dir).get(record["key"])]
-    if all(record.get(part) for part in ("problem", "method", "stepper")):
-        stems.append(series_stem(record))
-    for stem in stems:
-        if stem:
-            path = os.path.join(results_dir, "series", stem + ".csv")
-            if os.path.exists(path):
-                return path
+    stem_path = (record.get("files") or {}).get("series")
+    if not stem_path:
+        stem = _stems_from_runs(results_dir).get(record["key"])
+        stem_path = stem and os.path.join("series", stem + ".csv")
+    if stem_path:
+        path = os.path.join(results_dir, stem_path)
+        if os.path.exists(path):
+            return path
     return None
 
 
@@ -521,6 +509,7 @@ def flatten(record):
     scale = statistics.median(references) if references else None
     return {
         "key": record["key"],
+        "files": record.get("files"),
         "series_key": sweep_key(record["key"]),
         "case_key": case_key(record["key"]),
         "variant_label": variant_label(record["key"]),

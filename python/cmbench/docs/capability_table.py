@@ -1,0 +1,71 @@
+"""The table of declared capabilities in docs/methods.md, generated from the catalog
+(`cmbench list methods --json`), so the page cannot disagree with what the methods declare.
+
+Usage (from the repository root):
+    PYTHONPATH=python python3 -m cmbench.docs.capability_table [--cmbench build/cmbench] --write
+    PYTHONPATH=python python3 -m cmbench.docs.capability_table --check   (exit 1 when stale)
+The table sits between <!--catalog:capabilities--> and <!--/catalog-->.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+from . import ROOT
+
+DOC = os.path.join(ROOT, "docs", "methods.md")
+OPEN, CLOSE = "<!--catalog:capabilities-->", "<!--/catalog-->"
+# (capability flag, column title), in the order of core/method.hpp's Capabilities.
+COLUMNS = [("redundant", "redundant rows"),
+           ("singular", "rank loss: the solve survives"),
+           ("nonholonomic", "nonholonomic rows"),
+           ("drift_free", "drift-free"),
+           ("inequality", "unilateral rows")]
+
+
+def table(cmbench):
+    out = subprocess.run([cmbench, "list", "methods", "--json"], capture_output=True, text=True,
+                         check=True).stdout
+    lines = ["| method | " + " | ".join(title for _, title in COLUMNS) + " |",
+             "|---|" + "---|" * len(COLUMNS)]
+    for method in json.loads(out)["methods"]:
+        flags = method["capabilities"]
+        cells = [f"[{method['id']}](methods/{method['id']}.md)"]
+        cells += ["yes" if flags[flag] else "no" for flag, _ in COLUMNS]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def split(text):
+    """(lines before and including OPEN, the table lines, lines from CLOSE on)."""
+    lines = text.split("\n")
+    start = lines.index(OPEN)
+    end = lines.index(CLOSE, start)
+    return lines[:start + 1], [line for line in lines[start + 1:end] if line.strip()], lines[end:]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cmbench", default=os.path.join(ROOT, "build", "cmbench"))
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true", help="rewrite the table in docs/methods.md")
+    mode.add_argument("--check", action="store_true", help="exit 1 when the table is stale")
+    opts = parser.parse_args()
+    with open(DOC, encoding="utf-8") as f:
+        before, current, after = split(f.read())
+    wanted = table(opts.cmbench)
+    if opts.check:
+        if current == wanted:
+            return 0
+        print("docs/methods.md: the capability table differs from the catalog; run\n"
+              "  PYTHONPATH=python python3 -m cmbench.docs.capability_table --write\n"
+              "wanted:\n" + "\n".join(wanted), file=sys.stderr)
+        return 1
+    with open(DOC, "w", encoding="utf-8") as f:
+        f.write("\n".join(before + [""] + wanted + [""] + after))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+// What the campaign tests share (test_campaign.cpp, test_campaign_faults.cpp): scratch
+// directories, campaign files and the scheduling-independent parts of a result set.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace cmb::test {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+inline fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("cmb_campaign_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+inline fs::path write_campaign(const fs::path& dir, const json& campaign) {
+  const fs::path file = dir / "campaign.json";
+  std::ofstream(file) << campaign.dump(2);
+  return file;
+}
+
+// Key → the parts of a record that must not depend on scheduling (timings and dates excluded).
+inline std::map<std::string, json> comparable(const fs::path& results) {
+  std::ifstream in(results);
+  const json doc = json::parse(in);
+  std::map<std::string, json> out;
+  for (const auto& run : doc["runs"])
+    out[run["key"].get<std::string>()] = {run["status"], run["metrics"], run["work"]};
+  return out;
+}
+
+inline json campaign_of(double t_end, double dt) {
+  return {{"name", "test"},
+          {"repeat", 0},
+          {"problems", {{{"id", "simple_pendulum"}, {"t_end", t_end}}, {{"id", "slider_crank"}}}},
+          {"methods", {{{"id", "index1"}}, {{"id", "baumgarte"}}, {{"id", "projection"}}}},
+          {"steppers", {{{"id", "rk4"}, {"dt", {dt, dt / 2}}}, {{"id", "dopri5"}, {"tol", 1e-8}}}}};
+}
+
+}  // namespace cmb::test
