@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "cli/command.hpp"
+#include "cli/progress.hpp"
 #include "harness/campaign.hpp"
 #include "harness/compare.hpp"
 #include "harness/merge.hpp"
@@ -35,6 +36,8 @@ Command add_campaign_command(CLI::App& app) {
   return {campaign, [o] {
             require_nonempty(o->out, o->campaign.out_dir);
             set_shard(o->campaign, o->shard);
+            ConsoleProgress progress;
+            o->campaign.progress = &progress;
             run_campaign(load_campaign(o->file), o->campaign);
             return 0;
           }};

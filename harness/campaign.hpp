@@ -34,6 +34,16 @@ Campaign parse_campaign(const std::string& text, const std::string& origin);
 // Worker processes when none are asked for: one per hardware thread.
 int default_jobs();
 
+// What a running campaign reports, run by run. The command line supplies a console reporter
+// (cli/progress.hpp); without one a campaign runs silently apart from its summary line.
+class CampaignProgress {
+ public:
+  virtual ~CampaignProgress() = default;
+  virtual void started(std::size_t pending_runs) = 0;
+  virtual void finished(const CampaignRun& run, const std::string& status) = 0;
+  virtual void ended() = 0;  // after the last run, or before the message of a stop
+};
+
 struct CampaignOptions {
   int jobs = default_jobs();
   std::string out_dir;  // empty: results/<name>/<date>_<git sha>
@@ -42,6 +52,7 @@ struct CampaignOptions {
   bool force = false;  // with resume: continue although the stored campaign file differs
   int shard_index = 1, shard_count = 1;  // run the runs with position % count == index − 1
   bool dry_run = false;
+  CampaignProgress* progress = nullptr;  // not owned; null: no progress lines
 };
 
 // Sets the shard from its text "I/N" (two whole numbers, 1 <= I <= N); InputError otherwise.

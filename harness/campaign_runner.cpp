@@ -147,13 +147,6 @@ std::string default_out_dir(const std::string& name) {
   return (fs::path("results") / name / (date + "_" + build_info::git_sha)).string();
 }
 
-std::string format_seconds(double s) {
-  std::ostringstream out;
-  out.precision(s < 10 ? 2 : 0);
-  out << std::fixed << s << " s";
-  return out.str();
-}
-
 }  // namespace
 
 int default_jobs() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
@@ -189,37 +182,25 @@ std::vector<const CampaignRun*> select_runs(const Campaign& campaign,
   return selected;
 }
 
-// One line per finished run (rewritten in place on a terminal): count, status, key, elapsed
-// time, ETA and failures so far.
+// Counts the finished runs for the stop message and forwards to the reporter, if any.
 class Progress {
  public:
-  explicit Progress(std::size_t total)
-      : total_(total), tty_(::isatty(STDOUT_FILENO)), start_(std::chrono::steady_clock::now()) {}
+  Progress(CampaignProgress* reporter, std::size_t total) : reporter_(reporter), total_(total) {
+    if (reporter_) reporter_->started(total);
+  }
   void finished(const CampaignRun& run, const std::string& status) {
     ++finished_;
-    if (status != "ok") ++failures_;
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const double eta = elapsed / finished_ * (total_ - finished_);
-    std::ostringstream line;
-    line << "[" << finished_ << "/" << total_ << "] " << status << "  " << run.key << "  (elapsed "
-         << format_seconds(elapsed) << ", ETA " << format_seconds(eta) << ", failures " << failures_
-         << ")";
-    if (tty_)
-      std::cout << "\r\033[K" << line.str() << std::flush;
-    else
-      std::cout << line.str() << "\n" << std::flush;
+    if (reporter_) reporter_->finished(run, status);
   }
   void end_line() const {
-    if (tty_) std::cout << "\n";
+    if (reporter_) reporter_->ended();
   }
   std::size_t count() const { return finished_; }
   std::size_t total() const { return total_; }
 
  private:
-  std::size_t total_, finished_ = 0, failures_ = 0;
-  bool tty_;
-  std::chrono::steady_clock::time_point start_;
+  CampaignProgress* reporter_;
+  std::size_t total_, finished_ = 0;
 };
 
 // Gathers the selected runs' records into results.json; returns how many are not ok.
@@ -276,7 +257,7 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
   write_file_atomically((out / "campaign.json").string(), campaign.source.dump(2) + "\n");
 
   workers::catch_stop_signals();
-  Progress progress(pending.size());
+  Progress progress(options.progress, pending.size());
   workers::Active active;
   std::size_t next = 0, internal_errors = 0;
   while (next < pending.size() || !active.empty()) {
