@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "harness/step_loop.hpp"
-#include "harness/stepper_runs.hpp"
 
 namespace cmb::detail {
 
@@ -79,6 +78,27 @@ bool retry_smaller(Stepper& stepper, const StepRejected& rejection, double t, do
   return false;
 }
 
+// The next trial step: the controller's proposal capped by max_dt, then cut to land on the next
+// sample (when asked to) or on t_end.
+struct Trial {
+  double dt;
+  bool on_sample, last;
+};
+Trial next_trial(double dt, double t, double t_end, const StepperSettings& settings,
+                 const std::vector<double>& sample_times, std::size_t next_sample) {
+  Trial trial{settings.max_dt > 0.0 ? std::min(dt, settings.max_dt) : dt, false, false};
+  // Landing on a sample comes first: a last step that would jump over the remaining samples
+  // must stop at each of them (the final sample, t_end itself, is the last step's target).
+  if (settings.land_on_samples && next_sample < sample_times.size() &&
+      sample_times[next_sample] < t_end && t + trial.dt >= sample_times[next_sample]) {
+    trial.dt = sample_times[next_sample] - t;
+    trial.on_sample = true;
+  }
+  trial.last = !trial.on_sample && trial.dt >= t_end - t;
+  if (trial.last) trial.dt = t_end - t;
+  return trial;
+}
+
 // Steps from t to t_end with the controller's own step sizes; only the last step is shortened to
 // land on t_end. Samples are taken at the first accepted step at or after each sample time, so
 // sampling never constrains the step sequence (work-precision comparisons stay honest).
@@ -91,21 +111,11 @@ void adaptive_steps(Stepper& stepper, System system, StateT& s, double& t, doubl
   std::size_t next_sample = 0;
   StateT before = s;
   while (true) {
-    const double remaining = t_end - t;
-    if (remaining <= 4.0 * std::numeric_limits<double>::epsilon() * std::abs(t_end)) return;
-    double trial = settings.max_dt > 0.0 ? std::min(dt, settings.max_dt) : dt;
-    // Landing on a sample comes first: a last step that would jump over the remaining samples
-    // must stop at each of them (the final sample, t_end itself, is the last step's target).
-    bool on_sample = false;
-    if (settings.land_on_samples && next_sample < sample_times.size() &&
-        sample_times[next_sample] < t_end && t + trial >= sample_times[next_sample]) {
-      trial = sample_times[next_sample] - t;
-      on_sample = true;
-    }
-    const bool last = !on_sample && trial >= remaining;
-    if (last) trial = remaining;
+    if (t_end - t <= 4.0 * std::numeric_limits<double>::epsilon() * std::abs(t_end)) return;
+    const Trial step = next_trial(dt, t, t_end, settings, sample_times, next_sample);
+    double trial = step.dt;
     before = s;
-    const double t_before = t, attempted = trial;
+    const double t_before = t;
     bool accepted = false;
     try {
       accepted = stepper.try_step(system, s, t, trial) == odeint::success;
@@ -113,12 +123,12 @@ void adaptive_steps(Stepper& stepper, System system, StateT& s, double& t, doubl
         ++out.counters.steps_accepted;
         // A step too small to change t (e.g. a trial step that underflowed to 0) would repeat
         // forever: fail at once rather than after max_steps steps of no progress.
-        if (!(t > t_before) && !last && !on_sample) {
+        if (!(t > t_before) && !step.last && !step.on_sample) {
           guard.fail(RunStatus::step_limit, "step size underflow (the step did not advance t)", t);
           return;
         }
-        if (last) t = t_end;
-        if (on_sample) t = sample_times[next_sample];
+        if (step.last) t = t_end;
+        if (step.on_sample) t = sample_times[next_sample];
         if (!guard.ok(t, s)) return;
         if (method.post_step(t, as_vec(s))) {
           reset_stepper(stepper, 0);
@@ -129,18 +139,11 @@ void adaptive_steps(Stepper& stepper, System system, StateT& s, double& t, doubl
       if (accepted) --out.counters.steps_accepted;
       s = before;
       t = t_before;
-      dt = attempted;
+      dt = step.dt;
       if (!retry_smaller(stepper, rejection, t, dt, out, guard) || !guard.ok(t, s)) return;
       continue;
     }
-    if (accepted) {
-      dt = on_sample ? std::max(trial, dt) : trial;
-      if (!guard.on_branch(t, s)) return;
-      const bool due = next_sample < sample_times.size() && sample_times[next_sample] <= t;
-      while (next_sample < sample_times.size() && sample_times[next_sample] <= t) ++next_sample;
-      if (due && observer) observer(t, as_vec(s));
-      if (last) return;
-    } else {
+    if (!accepted) {
       ++out.counters.steps_rejected;
       dt = trial;
       if (dt < 1e-14 * std::max(1.0, std::abs(t))) {
@@ -148,7 +151,14 @@ void adaptive_steps(Stepper& stepper, System system, StateT& s, double& t, doubl
         return;
       }
       if (!guard.ok(t, s)) return;
+      continue;
     }
+    dt = step.on_sample ? std::max(trial, dt) : trial;
+    if (!guard.on_branch(t, s)) return;
+    const bool due = next_sample < sample_times.size() && sample_times[next_sample] <= t;
+    while (next_sample < sample_times.size() && sample_times[next_sample] <= t) ++next_sample;
+    if (due && observer) observer(t, as_vec(s));
+    if (step.last) return;
   }
 }
 
@@ -188,8 +198,6 @@ LoopOutcome run_controlled_rk(Method& method, const StepperSettings& settings, V
   x = as_vec(s);
   return out;
 }
-
-}  // namespace
 
 LoopOutcome run_bulirsch_stoer(Method& method, const StepperSettings& settings, Vec& x,
                                const std::vector<double>& sample_times,
@@ -247,4 +255,31 @@ LoopOutcome run_fehlberg78(Method& method, const StepperSettings& settings, Vec&
   return run_controlled_rk<Stepper>(method, settings, x, sample_times, observer, limits);
 }
 
+}  // namespace
+
 }  // namespace cmb::detail
+
+using cmb::StepperKind;
+namespace run = cmb::detail;
+
+CMB_DEFINE_STEPPER(bulirsch_stoer) {
+  return {"bulirsch_stoer", StepperKind::adaptive, 0,
+          "Bulirsch-Stoer extrapolation, variable order", run::run_bulirsch_stoer};
+}
+CMB_DEFINE_STEPPER(cash_karp54) {
+  return {"cash_karp54", StepperKind::adaptive, 5, "Cash-Karp 5(4), error-controlled",
+          run::run_cash_karp54};
+}
+CMB_DEFINE_STEPPER(dopri5) {
+  return {"dopri5", StepperKind::adaptive, 5, "Dormand-Prince 5(4), FSAL, error-controlled",
+          run::run_dopri5};
+}
+CMB_DEFINE_STEPPER(fehlberg78) {
+  return {"fehlberg78", StepperKind::adaptive, 8, "Runge-Kutta-Fehlberg 7(8), error-controlled",
+          run::run_fehlberg78};
+}
+CMB_DEFINE_STEPPER(rosenbrock4) {
+  return {"rosenbrock4", StepperKind::adaptive, 4,
+          "Rosenbrock 4(3) for stiff problems; Jacobian by central differences of the RHS",
+          run::run_rosenbrock4};
+}

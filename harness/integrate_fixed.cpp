@@ -6,7 +6,6 @@
 #include <functional>
 
 #include "harness/step_loop.hpp"
-#include "harness/stepper_runs.hpp"
 
 namespace cmb::detail {
 
@@ -34,8 +33,6 @@ class RungeKuttaGill : public GillBase {
   static GillBase::coef_c_type coefficients_c() { return {{0.0, 0.5, 0.5, 1.0}}; }
 };
 const double RungeKuttaGill::kRoot2 = std::sqrt(2.0);
-
-}  // namespace
 
 LoopOutcome run_euler(Method& method, const StepperSettings& settings, Vec& x,
                       const std::vector<double>& sample_times, const SampleObserver& observer,
@@ -65,4 +62,26 @@ LoopOutcome run_adams_bashforth_moulton(Method& method, const StepperSettings& s
   return fixed_rk(stepper, method, settings.dt, x, sample_times, observer, limits);
 }
 
+}  // namespace
+
 }  // namespace cmb::detail
+
+using cmb::StepperKind;
+namespace run = cmb::detail;
+
+CMB_DEFINE_STEPPER(adams_bashforth_moulton) {
+  return {"adams_bashforth_moulton", StepperKind::fixed, 4,
+          "4-step Adams-Bashforth-Moulton predictor-corrector (started with RK4)",
+          run::run_adams_bashforth_moulton};
+}
+CMB_DEFINE_STEPPER(euler) {
+  return {"euler", StepperKind::fixed, 1, "explicit Euler", run::run_euler};
+}
+CMB_DEFINE_STEPPER(rk4) {
+  return {"rk4", StepperKind::fixed, 4, "classical Runge-Kutta", run::run_rk4};
+}
+CMB_DEFINE_STEPPER(rk_gill) {
+  return {"rk_gill", StepperKind::fixed, 4,
+          "Runge-Kutta-Gill [Gill1951; Notes-Baumgarte-ja], generic odeint tableau",
+          run::run_rk_gill};
+}

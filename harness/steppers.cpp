@@ -1,32 +1,33 @@
 #include "harness/steppers.hpp"
 
+#include <algorithm>
+
 #include "core/params.hpp"
-#include "harness/stepper_runs.hpp"
+
+// The entry functions of the listed steppers (defined by CMB_DEFINE_STEPPER).
+#define CMB_STEPPER(id) cmb::StepperSpec cmb_stepper_entry_##id();
+#include "harness/steppers.def"
+#ifdef CMB_EXTRA_STEPPERS_DEF
+#include CMB_EXTRA_STEPPERS_DEF
+#endif
+#undef CMB_STEPPER
 
 namespace cmb {
 
 const std::vector<StepperSpec>& stepper_list() {
-  static const std::vector<StepperSpec> list = {
-      {"adams_bashforth_moulton", StepperKind::fixed, 4,
-       "4-step Adams-Bashforth-Moulton predictor-corrector (started with RK4)",
-       detail::run_adams_bashforth_moulton},
-      {"bulirsch_stoer", StepperKind::adaptive, 0, "Bulirsch-Stoer extrapolation, variable order",
-       detail::run_bulirsch_stoer},
-      {"cash_karp54", StepperKind::adaptive, 5, "Cash-Karp 5(4), error-controlled",
-       detail::run_cash_karp54},
-      {"dopri5", StepperKind::adaptive, 5, "Dormand-Prince 5(4), FSAL, error-controlled",
-       detail::run_dopri5},
-      {"euler", StepperKind::fixed, 1, "explicit Euler", detail::run_euler},
-      {"fehlberg78", StepperKind::adaptive, 8, "Runge-Kutta-Fehlberg 7(8), error-controlled",
-       detail::run_fehlberg78},
-      {"rk4", StepperKind::fixed, 4, "classical Runge-Kutta", detail::run_rk4},
-      {"rk_gill", StepperKind::fixed, 4,
-       "Runge-Kutta-Gill [Gill1951; Notes-Baumgarte-ja], generic odeint tableau",
-       detail::run_rk_gill},
-      {"rosenbrock4", StepperKind::adaptive, 4,
-       "Rosenbrock 4(3) for stiff problems; Jacobian by central differences of the RHS",
-       detail::run_rosenbrock4},
-  };
+  static const std::vector<StepperSpec> list = [] {
+    std::vector<StepperSpec> table = {
+#define CMB_STEPPER(id) cmb_stepper_entry_##id(),
+#include "harness/steppers.def"
+#ifdef CMB_EXTRA_STEPPERS_DEF
+#include CMB_EXTRA_STEPPERS_DEF
+#endif
+#undef CMB_STEPPER
+    };
+    std::sort(table.begin(), table.end(),
+              [](const StepperSpec& a, const StepperSpec& b) { return a.id < b.id; });
+    return table;
+  }();
   return list;
 }
 

@@ -63,8 +63,8 @@ struct LoopOutcome {
 // Called with the ODE state at t = 0 and at every sample time.
 using SampleObserver = std::function<void(double t, CVecRef x)>;
 
-// One entry per stepper (one line in steppers.cpp): what it is, and the function that runs the
-// shared step loop with the odeint type it stands for (harness/stepper_runs.hpp).
+// One entry per stepper: what it is, and the function that runs the shared step loop
+// (harness/step_loop.hpp) with the odeint type it stands for.
 using StepperRun = LoopOutcome (*)(Method& method, const StepperSettings& settings, Vec& x,
                                    const std::vector<double>& sample_times,
                                    const SampleObserver& observer, const LoopLimits& limits);
@@ -77,7 +77,8 @@ struct StepperSpec {
   StepperRun run;
 };
 
-// Sorted by id; one line per stepper in steppers.cpp.
+// Sorted by id: every CMB_STEPPER(id) of harness/steppers.def (and of the list named by
+// CMB_EXTRA_STEPPERS_DEF when steppers.cpp is compiled with it, as the extension tests do).
 const std::vector<StepperSpec>& stepper_list();
 const StepperSpec& find_stepper(const std::string& id);  // InputError lists the valid ids
 
@@ -90,3 +91,9 @@ LoopOutcome integrate(Method& method, const StepperSpec& stepper, const StepperS
                       const SampleObserver& observer, const LoopLimits& limits);
 
 }  // namespace cmb
+
+// Defines a stepper's entry at namespace scope, next to its run function:
+//   CMB_DEFINE_STEPPER(rk4) { return {"rk4", cmb::StepperKind::fixed, 4, "...", run_rk4}; }
+// One CMB_STEPPER(rk4) line in harness/steppers.def registers it; as for methods and problems
+// there is no static self-registration: the table calls every listed entry function.
+#define CMB_DEFINE_STEPPER(id) cmb::StepperSpec cmb_stepper_entry_##id()

@@ -3,6 +3,7 @@
 // compiled into that binary) without any other edit, and work end to end.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -17,6 +18,7 @@ namespace {
 TEST(Extension, TestOnlyEntriesAreRegistered) {
   EXPECT_NO_THROW(find_method("test_full_kkt_lu"));
   EXPECT_NO_THROW(find_problem("test_incline"));
+  EXPECT_NO_THROW(find_stepper("test_midpoint"));
 }
 
 TEST(Extension, TestOnlyMethodSolvesTestOnlyProblem) {
@@ -30,6 +32,30 @@ TEST(Extension, TestOnlyMethodSolvesTestOnlyProblem) {
   // The exact solution is quadratic in t and the constraint linear: RK4 is exact up to rounding.
   EXPECT_LT(r["metrics"]["error"]["final_abs_max"].get<double>(), 1e-12);
   EXPECT_LT(r["metrics"]["multipliers"]["max_rel_error"].get<double>(), 1e-12);
+}
+
+// The test-only stepper is in the table like a built-in one, and it is the second-order method
+// it claims: on the pendulum (exact elliptic-function reference, 1e-13) with index1, halving the
+// step from 2 ms to 1 ms divides the final error by 2^p. At these steps the next term of the
+// error expansion is O(h) smaller than the leading one (a few per cent), so the observed order
+// lies within ±0.2 of 2 — where an order-1 (Euler) or order-4 (RK4) stepper would give 1 or 4.
+TEST(Extension, TestOnlyStepperIsListedAndConvergesAtItsOrder) {
+  const StepperSpec& midpoint = find_stepper("test_midpoint");
+  EXPECT_EQ(midpoint.kind, StepperKind::fixed);
+  EXPECT_EQ(midpoint.order, 2);
+  auto final_error = [](double dt) {
+    RunConfig c;
+    c.problem = "simple_pendulum";
+    c.method = "index1";
+    c.stepper = "test_midpoint";
+    c.dt = dt;
+    c.t_end = 2.0;
+    const auto r = quick_run(c);
+    EXPECT_EQ(r["status"], "ok") << r["message"];
+    return r["metrics"]["error"]["final_abs_max"].get<double>();
+  };
+  const double order = std::log2(final_error(0.002) / final_error(0.001));
+  EXPECT_NEAR(order, 2.0, 0.2);
 }
 
 // Every numerical fault of test_faulty, in one campaign with healthy runs around it: each faulty
