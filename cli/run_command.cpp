@@ -24,9 +24,7 @@ namespace cmb::cli {
 namespace {
 
 bool declares(const std::vector<ParamSpec>& specs, const std::string& key) {
-  for (const auto& s : specs)
-    if (s.name == key) return true;
-  return false;
+  return find_param(specs, key) != nullptr;
 }
 
 std::vector<std::string> names_of(const std::vector<ParamSpec>& specs) {

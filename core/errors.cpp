@@ -39,4 +39,10 @@ void require_finite(bool finite, const char* what, double t) {
   throw NumericalFailure(RunStatus::diverged, msg.str());
 }
 
+void fail_not_positive_definite(const char* what, double t) {
+  std::ostringstream msg;
+  msg << what << " is not positive definite at t = " << t;
+  throw NumericalFailure(RunStatus::singular, msg.str());
+}
+
 }  // namespace cmb

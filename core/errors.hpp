@@ -54,4 +54,8 @@ class StepRejected : public NumericalFailure {
 // "singular" factorization.
 void require_finite(bool finite, const char* what, double t);
 
+// Throws NumericalFailure(singular): the matrix `what` (a mass matrix, or one built from it such
+// as RᵀMR) failed its Cholesky factorization at t.
+[[noreturn]] void fail_not_positive_definite(const char* what, double t);
+
 }  // namespace cmb

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
@@ -43,11 +44,19 @@ std::string range_text(const ParamSpec& spec) {
   return out.str();
 }
 
-void check_range(const std::string& owner, const ParamSpec& spec, double value) {
+// "parameter 'zeta'", or "parameter 'xi' (alias of 'zeta')": messages name the key as given.
+std::string param_label(const ParamSpec& spec, const std::string& key) {
+  std::string label = "parameter '" + key + "'";
+  if (key != spec.name) label += " (alias of '" + spec.name + "')";
+  return label;
+}
+
+void check_range(const std::string& label, const std::string& owner, const ParamSpec& spec,
+                 double value) {
   const bool below = spec.min_exclusive ? !(value > spec.min) : !(value >= spec.min);
   if (!std::isfinite(value) || below || value > spec.max) {
     std::ostringstream msg;
-    msg << "parameter '" << spec.name << "' of " << owner << " must be finite";
+    msg << label << " of " << owner << " must be finite";
     const std::string range = range_text(spec);
     if (!range.empty()) msg << " and " << range;
     msg << ", got " << value;
@@ -56,10 +65,11 @@ void check_range(const std::string& owner, const ParamSpec& spec, double value) 
 }
 
 nlohmann::json checked_value(const std::string& owner, const ParamSpec& spec,
-                             const nlohmann::json& value) {
+                             const std::string& key, const nlohmann::json& value) {
+  const std::string label = param_label(spec, key);
   auto wrong_type = [&]() {
-    std::string msg = "parameter '" + spec.name + "' of " + owner + " expects " +
-                      type_name(spec.type) + ", got " + excerpt(value);
+    std::string msg =
+        label + " of " + owner + " expects " + type_name(spec.type) + ", got " + excerpt(value);
     if (spec.type == ParamType::choice) msg += " (valid: " + join(spec.choices, ", ") + ")";
     if (value.is_null()) msg += " (null leaves unset only parameters that default to unset)";
     return InputError(msg);
@@ -72,13 +82,13 @@ nlohmann::json checked_value(const std::string& owner, const ParamSpec& spec,
   switch (spec.type) {
     case ParamType::number:
       if (!value.is_number()) throw wrong_type();
-      check_range(owner, spec, value.get<double>());
+      check_range(label, owner, spec, value.get<double>());
       return value.get<double>();
     case ParamType::integer: {
       if (!value.is_number()) throw wrong_type();
       const double d = value.get<double>();
       if (std::floor(d) != d) throw wrong_type();
-      check_range(owner, spec, d);
+      check_range(label, owner, spec, d);
       return static_cast<long>(d);
     }
     case ParamType::boolean:
@@ -96,7 +106,41 @@ nlohmann::json checked_value(const std::string& owner, const ParamSpec& spec,
   return value;
 }
 
+// The given keys, each with the spec it names (nullptr: unknown), after checking that no
+// parameter is named twice.
+std::vector<std::pair<std::string, const ParamSpec*>> resolve_keys(
+    const std::string& owner, const nlohmann::json& given, const std::vector<ParamSpec>& specs) {
+  std::vector<std::pair<std::string, const ParamSpec*>> keys;
+  for (const auto& item : given.items()) {
+    const ParamSpec* spec = find_param(specs, item.key());
+    for (const auto& [earlier, earlier_spec] : keys)
+      if (spec && earlier_spec == spec)
+        throw InputError(param_label(*spec, spec->name) + " of " + owner + " is given twice, as '" +
+                         earlier + "' and as '" + item.key() + "': give one of them");
+    keys.emplace_back(item.key(), spec);
+  }
+  return keys;
+}
+
 }  // namespace
+
+const ParamSpec* find_param(const std::vector<ParamSpec>& specs, const std::string& key) {
+  for (const auto& spec : specs)
+    if (spec.name == key) return &spec;
+  for (const auto& spec : specs)
+    for (const auto& alias : spec.aliases)
+      if (alias == key) return &spec;
+  return nullptr;
+}
+
+nlohmann::json canonical_param_names(const std::string& owner, const nlohmann::json& given,
+                                     const std::vector<ParamSpec>& specs) {
+  if (!given.is_object()) return given;
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, spec] : resolve_keys(owner, given, specs))
+    out[spec ? spec->name : key] = given.at(key);
+  return out;
+}
 
 std::string join(const std::vector<std::string>& items, const std::string& separator) {
   std::string out;
@@ -157,17 +201,14 @@ Params parse_params(const std::string& owner, const nlohmann::json& given,
   nlohmann::json values = nlohmann::json::object();
   std::set<std::string> named;
   if (given.is_object()) {
-    for (const auto& [key, value] : given.items()) {
-      const ParamSpec* spec = nullptr;
-      for (const auto& s : specs)
-        if (s.name == key) spec = &s;
+    for (const auto& [key, spec] : resolve_keys(owner, given, specs)) {
       if (!spec) {
         const auto valid = spec_names(specs);
         throw InputError("unknown parameter '" + key + "' for " + owner + " (valid: " +
                          (valid.empty() ? std::string("none") : join(valid, ", ")) + ")");
       }
-      values[key] = checked_value(owner, *spec, value);
-      named.insert(key);
+      values[spec->name] = checked_value(owner, *spec, key, given.at(key));
+      named.insert(spec->name);
     }
   }
   for (const auto& spec : specs)
@@ -207,7 +248,9 @@ std::string describe_params(const std::vector<ParamSpec>& specs, const std::stri
     const std::string range = range_text(spec);
     if (!range.empty()) out << "  [" << range << "]";
     if (!spec.choices.empty()) out << "  [" << join(spec.choices, " | ") << "]";
-    out << "  " << spec.description << "\n";
+    out << "  " << spec.description;
+    if (!spec.aliases.empty()) out << " (also accepted as " << join(spec.aliases, ", ") << ")";
+    out << "\n";
   }
   return out.str();
 }

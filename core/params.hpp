@@ -22,6 +22,9 @@ struct ParamSpec {
   double max = std::numeric_limits<double>::infinity();
   bool min_exclusive = false;        // e.g. lengths and tolerances must be > 0
   std::vector<std::string> choices;  // for ParamType::choice
+  // Former names still accepted after a rename, so that older campaign files keep working.
+  // Parsing maps them to `name`, the only name results record.
+  std::vector<std::string> aliases;
 };
 
 // Shorthands that keep parameter tables readable.
@@ -32,6 +35,15 @@ ParamSpec integer_param(std::string name, long default_value, long min, long max
                         std::string description);
 ParamSpec choice_param(std::string name, std::vector<std::string> choices,
                        std::string description);  // the first choice is the default
+
+// The spec that `key` names, by its name or else by one of its aliases; nullptr when none does.
+const ParamSpec* find_param(const std::vector<ParamSpec>& specs, const std::string& key);
+
+// `given` with every alias replaced by its parameter's name; unknown keys stay as they are (the
+// parse reports them). Naming one parameter twice (an alias and its name, or two aliases) is an
+// InputError naming both keys. What a run key and parse_params see.
+nlohmann::json canonical_param_names(const std::string& owner, const nlohmann::json& given,
+                                     const std::vector<ParamSpec>& specs);
 
 class Params {
  public:

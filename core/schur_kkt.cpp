@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/lower_solve.hpp"
 
 namespace cmb {
 
@@ -35,10 +36,10 @@ SchurOutcome SchurKktSolver::try_solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef 
     qdd = a_f_;
     return SchurOutcome::full_rank;
   }
-  // Column-wise triangular solves and a coefficient-based product: the blocked kernels would
-  // take heap workspace for large problems, and rhs must not allocate.
+  // Y = L⁻¹Jᵀ and a coefficient-based product: the blocked kernels would take heap workspace for
+  // large problems, and rhs must not allocate.
   Y_ = J.transpose();
-  for (Eigen::Index j = 0; j < Y_.cols(); ++j) llt_M_.matrixL().solveInPlace(Y_.col(j));
+  lower_solve_in_place(llt_M_, Y_);
   S_.noalias() = Y_.transpose().lazyProduct(Y_);
   if (softness > 0.0) S_.diagonal() *= 1.0 + softness;
   ldlt_S_.compute(S_);
@@ -72,11 +73,8 @@ bool SchurKktSolver::solve(CMatRef M, CMatRef J, CVecRef Q, CVecRef gamma, doubl
                            RankPolicy policy, double t, VecRef qdd, VecRef lambda,
                            double softness) {
   const SchurOutcome outcome = try_solve(M, J, Q, gamma, pivot_tol, policy, qdd, lambda, softness);
-  if (outcome == SchurOutcome::mass_not_positive_definite) {
-    std::ostringstream msg;
-    msg << "mass matrix is not positive definite at t = " << t;
-    throw NumericalFailure(RunStatus::singular, msg.str());
-  }
+  if (outcome == SchurOutcome::mass_not_positive_definite)
+    fail_not_positive_definite("mass matrix", t);
   if (outcome == SchurOutcome::rank_deficient) {
     std::ostringstream msg;
     msg << "KKT Schur complement J M⁻¹ Jᵀ is singular at t = " << t << " (pivot ratio "

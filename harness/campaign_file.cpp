@@ -88,7 +88,11 @@ void expand_runs(const RunConfig& base, const std::vector<CampaignProblem>& prob
   auto add_run = [&](RunConfig c, const std::string& where) {
     CampaignRun run;
     run.config = std::move(c);
-    at_path(where, [&] { run.key = prepare_run(run.config).key; });
+    at_path(where, [&] {
+      PreparedRun prepared = prepare_run(run.config);
+      run.key = prepared.key;
+      run.config = std::move(prepared.config);  // parameters under their current names
+    });
     if (!keys.insert(run.key).second) fail_at(where, "duplicates run '" + run.key + "'");
     run.file = file_stem(run);
     campaign.runs.push_back(std::move(run));

@@ -38,9 +38,8 @@ std::string run_key(const RunConfig& c, const StepperSpec& stepper, const Steppe
                         const std::vector<ParamSpec>& specs) {
     std::string out = id;
     for (const auto& [k, v] : params.items()) {
-      const auto spec = std::find_if(specs.begin(), specs.end(),
-                                     [&k = k](const ParamSpec& s) { return s.name == k; });
-      if (spec != specs.end() && spec->default_value == v) continue;
+      const ParamSpec* spec = find_param(specs, k);
+      if (spec && spec->default_value == v) continue;
       out += "[" + k + "=" + v.dump() + "]";
     }
     return out;
@@ -131,11 +130,18 @@ bool needs_grid_reference(const PreparedRun& run) {
           run.problem->reference_info().kind == ReferenceKind::self_converged);
 }
 
-PreparedRun prepare_run(const RunConfig& config) {
+PreparedRun prepare_run(const RunConfig& given) {
   PreparedRun run;
-  run.config = config;
-  run.problem = make_problem(config.problem, config.problem_params);
-  run.method = make_method(config.method, config.method_params);
+  run.problem = make_problem(given.problem, given.problem_params);
+  run.method = make_method(given.method, given.method_params);
+  // Former parameter names (aliases) become the current ones, so that keys and records use one
+  // name whichever the user wrote.
+  run.config = given;
+  run.config.problem_params = canonical_param_names(
+      "problem '" + given.problem + "'", given.problem_params, find_problem(given.problem).params);
+  run.config.method_params = canonical_param_names(
+      "method '" + given.method + "'", given.method_params, find_method(given.method).params);
+  const RunConfig& config = run.config;
   run.stepper = &find_stepper(config.stepper);
   require_positive("dt", config.dt);
   require_positive("abs_tol", config.abs_tol);

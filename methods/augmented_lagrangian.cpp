@@ -2,7 +2,7 @@
 //
 // Equations ([Bayo1988]; [BayoLedesma1996]; keys in docs/sources.md): with the stabilized
 // right-hand side
-//   γ̃ = γ − 2ξωψ − ω²Φ   (ψ = J v − ν on all rows, Φ on holonomic rows),
+//   γ̃ = γ − 2ζω₀ψ − ω₀²Φ   (ψ = J v − ν on all rows, Φ on holonomic rows),
 // iterate from the multipliers of the previous call
 //   (M + α_p JᵀJ) q̈_{k+1} = Q − Jᵀλ_k + α_p Jᵀγ̃,
 //   λ_{k+1} = λ_k + α_p (J q̈_{k+1} − γ̃),
@@ -18,9 +18,11 @@
 // independent of units (a slider-crank with 1e-6 kg·m² inertias and a 1000 kg vehicle get the same
 // conditioning). Too large ill-conditions M + α_p JᵀJ (the accuracy of q̈ degrades like ε·cond); too
 // small needs more iterations (each contracts the error of λ by about 1/(α_p σ_min(J M⁻¹Jᵀ))).
-// omega (10 1/s) and xi (1) for the stabilization, tol (1e-12), max_iterations (50), linear_solver
-// (auto | dense | sparse: for problems that send M and J as entries, [M Jᵀ; J −I/α_p] is factorized
-// sparsely instead of forming M + α_p JᵀJ; α_p from the same norms, ‖JᵀJ‖∞ accumulated row by row).
+// omega0 (10 1/s) and zeta (1) for the stabilization, the natural frequency and damping ratio of
+// the constraint error as in baumgarte (omega and xi, their earlier names here, are accepted as
+// aliases), tol (1e-12), max_iterations (50), linear_solver (auto | dense | sparse: for problems
+// that send M and J as entries, [M Jᵀ; J −I/α_p] is factorized sparsely instead of forming
+// M + α_p JᵀJ; α_p from the same norms, ‖JᵀJ‖∞ accumulated row by row).
 // State: x = [q; v].
 // Fails when: the iteration does not converge within max_iterations (status newton_failed, the
 // nearest status: an iterative solve that failed); M + α_p JᵀJ not positive definite (singular).
@@ -37,7 +39,7 @@ namespace cmb {
 namespace {
 
 BaumgarteGains penalty_gains(const Params& p) {
-  return {p.number("xi") * p.number("omega"), p.number("omega")};
+  return {p.number("zeta") * p.number("omega0"), p.number("omega0")};
 }
 
 class AugmentedLagrangian : public AccelerationMethod {
@@ -85,12 +87,6 @@ class AugmentedLagrangian : public AccelerationMethod {
     return alpha_abs_ > 0.0 || JtJ_norm == 0.0 ? alpha_abs_ : alpha_rel_ * M_norm / JtJ_norm;
   }
 
-  [[noreturn]] void not_positive_definite(double t) const {
-    std::ostringstream msg;
-    msg << "M + alpha_p·JᵀJ is not positive definite at t = " << t;
-    throw NumericalFailure(RunStatus::singular, msg.str());
-  }
-
   void factor_dense(double t) {
     JtJ_.noalias() = J_.transpose().lazyProduct(J_);
     alpha_p_ = penalty(M_.lpNorm<Eigen::Infinity>(), JtJ_.lpNorm<Eigen::Infinity>());
@@ -99,7 +95,7 @@ class AugmentedLagrangian : public AccelerationMethod {
     A_.noalias() += alpha_p_ * JtJ_;
     llt_.compute(A_);
     stats().add("factorizations");
-    if (llt_.info() != Eigen::Success) not_positive_definite(t);
+    if (llt_.info() != Eigen::Success) fail_not_positive_definite("M + alpha_p·JᵀJ", t);
     rhs0_ = Q_;
     rhs0_.noalias() += alpha_p_ * J_.transpose().lazyProduct(gamma_);  // γ_ is already γ̃
   }
@@ -111,7 +107,7 @@ class AugmentedLagrangian : public AccelerationMethod {
     if (m_ > 0 && alpha_p_ > 0.0) sparse_.set_multiplier_diagonal(-1.0 / alpha_p_);
     stats().add("factorizations");
     if (!(m_ == 0 || alpha_p_ > 0.0) || !sparse_.factorize_quasi_definite())
-      not_positive_definite(t);
+      fail_not_positive_definite("M + alpha_p·JᵀJ", t);
     sparse_.jacobian_transpose_times(gamma_, rhs0_);
     rhs0_ *= alpha_p_;
     rhs0_ += Q_;
@@ -187,12 +183,18 @@ CMB_DEFINE_METHOD(augmented_lagrangian) {
   cmb::ParamSpec alpha_p =
       cmb::positive_number("alpha_p", 1.0, "absolute penalty factor (overrides alpha_rel)");
   alpha_p.default_value = nullptr;
+  // The gains carry baumgarte's names; omega and xi, their names before, remain aliases.
+  cmb::ParamSpec omega0 = cmb::nonnegative_number(
+      "omega0", 10.0, "natural frequency of the constraint stabilization [1/s]");
+  omega0.aliases = {"omega"};
+  cmb::ParamSpec zeta =
+      cmb::nonnegative_number("zeta", 1.0, "damping ratio of the constraint stabilization");
+  zeta.aliases = {"xi"};
   entry.params = {
       alpha_p,
       cmb::positive_number("alpha_rel", 1e4, "penalty factor relative to ‖M‖/‖JᵀJ‖"),
-      cmb::nonnegative_number("omega", 10.0,
-                              "natural frequency of the constraint stabilization [1/s]"),
-      cmb::nonnegative_number("xi", 1.0, "damping ratio of the constraint stabilization"),
+      omega0,
+      zeta,
       tol,
       cmb::integer_param("max_iterations", 50, 1, 10000, "iteration limit per RHS call"),
       cmb::choice_param("linear_solver", {"auto", "dense", "sparse"},

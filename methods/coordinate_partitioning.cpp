@@ -28,14 +28,12 @@
 // (newton_failed, branch_switch; fixed-step steppers cannot retry, so there the first failure
 // ends the run: a chart boundary crossed within one step, or a true singular configuration),
 // or a user-fixed partition is singular.
-#include <Eigen/LU>
-#include <algorithm>
-#include <set>
 #include <sstream>
 
 #include "core/errors.hpp"
 #include "core/kkt.hpp"
 #include "core/registry.hpp"
+#include "methods/base/coordinate_partition.hpp"
 
 namespace cmb {
 namespace {
@@ -59,27 +57,9 @@ class CoordinatePartitioning : public Method {
   const Vec& multipliers() const override { return lambda_; }
 
  private:
-  // In-place solves with the LU of Φ_z. Eigen's solve() and in-place permutations take heap
-  // temporaries, so the permutation goes through a member buffer.
-  void solve_dependent(VecRef b) {
-    permuted_.noalias() = lu_.permutationP() * b;
-    b = permuted_;
-    lu_.matrixLU().triangularView<Eigen::UnitLower>().solveInPlace(b);
-    lu_.matrixLU().triangularView<Eigen::Upper>().solveInPlace(b);
-  }
-  void solve_dependent_transposed(VecRef b) {
-    lu_.matrixLU().triangularView<Eigen::Upper>().transpose().solveInPlace(b);
-    lu_.matrixLU().triangularView<Eigen::UnitLower>().transpose().solveInPlace(b);
-    permuted_.noalias() = lu_.permutationP().transpose() * b;
-    b = permuted_;
-  }
   [[noreturn]] void unsupported(const std::string& why) const {
     throw NumericalFailure(RunStatus::unsupported, "coordinate_partitioning: " + why);
   }
-  std::vector<int> parse_fixed_choice() const;
-  void choose_partition(CMatRef J);
-  void set_partition(const std::vector<int>& independent);
-  void split_jacobian();
   void recover(double t, CVecRef x);
   void guard_root(double t, double predicted, double corrected);
   static constexpr double kRootRatio = 0.5;
@@ -90,55 +70,13 @@ class CoordinatePartitioning : public Method {
   int max_iterations_;
   const Problem* problem_ = nullptr;
   int n_ = 0, m_ = 0, k_ = 0;
-  std::vector<int> dep_, indep_;
+  CoordinatePartition partition_;
   // q_ holds the last call's root (Newton's warm start); q_accepted_ the root at the last accepted
   // step, where a rejected step's retry starts again (the rejected step's stages may be far off).
-  Vec q_, q_accepted_, q_first_, v_, Phi_, Q_, gamma_, qdd_, lambda_, rhs_m_, permuted_, work_n_,
-      qdd_i_;
-  Mat M_, J_, Jz_, Ji_, D_, R_, MR_, Mr_;
-  Eigen::PartialPivLU<Mat> lu_;
+  Vec q_, q_accepted_, q_first_, v_, Phi_, Q_, gamma_, qdd_, lambda_, rhs_m_, work_n_, qdd_i_;
+  Mat M_, J_, D_, R_, MR_, Mr_;
   Eigen::LLT<Mat> llt_;
 };
-
-std::vector<int> CoordinatePartitioning::parse_fixed_choice() const {
-  std::vector<int> out;
-  std::stringstream in(fixed_choice_);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    int index = -1;
-    try {
-      index = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || index < 0 || index >= n_)
-      throw InputError("parameter 'independent' of method 'coordinate_partitioning': '" + item +
-                       "' is not a coordinate index 0.." + std::to_string(n_ - 1));
-    out.push_back(index);
-  }
-  if (static_cast<int>(std::set<int>(out.begin(), out.end()).size()) != k_ ||
-      static_cast<int>(out.size()) != k_)
-    throw InputError("parameter 'independent' of method 'coordinate_partitioning' needs " +
-                     std::to_string(k_) + " distinct indices (n − m), got '" + fixed_choice_ + "'");
-  return out;
-}
-
-void CoordinatePartitioning::set_partition(const std::vector<int>& independent) {
-  indep_ = independent;
-  std::sort(indep_.begin(), indep_.end());
-  dep_.clear();
-  for (int i = 0; i < n_; ++i)
-    if (!std::binary_search(indep_.begin(), indep_.end(), i)) dep_.push_back(i);
-}
-
-// Largest pivots of a fully pivoted LU of J mark the best-conditioned dependent set.
-void CoordinatePartitioning::choose_partition(CMatRef J) {
-  Eigen::FullPivLU<Mat> lu(J);
-  std::vector<int> independent;
-  for (int j = m_; j < n_; ++j) independent.push_back(lu.permutationQ().indices()(j));
-  set_partition(independent);
-}
 
 void CoordinatePartitioning::bind(const Problem& problem) {
   problem_ = &problem;
@@ -164,30 +102,27 @@ void CoordinatePartitioning::bind(const Problem& problem) {
     unsupported("J has rank " + std::to_string(rank) + " < " + std::to_string(m_) +
                 " rows (redundant constraints); use svd_null_space, udwadia_kalaba or "
                 "augmented_lagrangian");
+  partition_.bind(n_, m_);
   if (fixed_choice_ == "auto")
-    choose_partition(J_);
+    partition_.choose(J_);
   else
-    set_partition(parse_fixed_choice());
+    partition_.set_from_text(fixed_choice_, "independent", "coordinate_partitioning");
   Phi_.setZero(m_);
   Q_.setZero(n_);
   gamma_.setZero(m_);
   qdd_.setZero(n_);
   lambda_.setZero(m_);
   rhs_m_.setZero(m_);
-  permuted_.setZero(m_);
   work_n_.setZero(n_);
   qdd_i_.setZero(k_);
   M_.setZero(n_, n_);
-  Jz_.setZero(m_, m_);
-  Ji_.setZero(m_, k_);
   D_.setZero(m_, k_);
   R_.setZero(n_, k_);
   MR_.setZero(n_, k_);
   Mr_.setZero(k_, k_);
-  lu_ = Eigen::PartialPivLU<Mat>(m_);
   llt_ = Eigen::LLT<Mat>(k_);
-  split_jacobian();
-  if (!(lu_.rcond() > 1e-14)) {
+  partition_.split(J_);
+  if (!(partition_.rcond() > 1e-14)) {
     std::ostringstream msg;
     msg << "the dependent block Φ_z of the chosen partition is singular at the initial state";
     throw NumericalFailure(fixed_choice_ == "auto" ? RunStatus::singular : RunStatus::invalid_input,
@@ -195,19 +130,14 @@ void CoordinatePartitioning::bind(const Problem& problem) {
   }
 }
 
-void CoordinatePartitioning::split_jacobian() {
-  for (int j = 0; j < m_; ++j) Jz_.col(j) = J_.col(dep_[j]);
-  for (int j = 0; j < k_; ++j) Ji_.col(j) = J_.col(indep_[j]);
-  lu_.compute(Jz_);
-}
-
 void CoordinatePartitioning::pack(double, CVecRef q, CVecRef v, VecRef x) {
+  const std::vector<int>& indep = partition_.independent();
   q_ = q;
   q_accepted_ = q;
   v_ = v;
   for (int i = 0; i < k_; ++i) {
-    x(i) = q(indep_[i]);
-    x(k_ + i) = v(indep_[i]);
+    x(i) = q(indep[i]);
+    x(k_ + i) = v(indep[i]);
   }
 }
 
@@ -229,7 +159,9 @@ void CoordinatePartitioning::guard_root(double t, double predicted, double corre
 }
 
 void CoordinatePartitioning::recover(double t, CVecRef x) {
-  for (int i = 0; i < k_; ++i) q_(indep_[i]) = x(i);
+  const std::vector<int>& dep = partition_.dependent();
+  const std::vector<int>& indep = partition_.independent();
+  for (int i = 0; i < k_; ++i) q_(indep[i]) = x(i);
   problem_->constraints(t, q_, Phi_);
   int iterations = 0;
   double predicted = 0.0;  // ‖first Newton step‖: the linear prediction from the warm start
@@ -243,10 +175,10 @@ void CoordinatePartitioning::recover(double t, CVecRef x) {
       throw StepRejected(RunStatus::newton_failed, msg.str());
     }
     problem_->jacobian(t, q_, J_);
-    split_jacobian();
+    partition_.split(J_);
     rhs_m_ = Phi_;
-    solve_dependent(rhs_m_);
-    for (int j = 0; j < m_; ++j) q_(dep_[j]) -= rhs_m_(j);
+    partition_.solve(rhs_m_);
+    for (int j = 0; j < m_; ++j) q_(dep[j]) -= rhs_m_(j);
     if (iterations == 0) {
       predicted = rhs_m_.lpNorm<Eigen::Infinity>();
       q_first_ = q_;
@@ -257,14 +189,15 @@ void CoordinatePartitioning::recover(double t, CVecRef x) {
   if (iterations > 1) guard_root(t, predicted, (q_ - q_first_).lpNorm<Eigen::Infinity>());
   stats().add("newton_iterations", iterations);
   problem_->jacobian(t, q_, J_);
-  split_jacobian();
+  partition_.split(J_);
   stats().add("factorizations");
   // Φ_z ż = ν − Φ_i q̇_i
-  for (int i = 0; i < k_; ++i) v_(indep_[i]) = x(k_ + i);
+  for (int i = 0; i < k_; ++i) v_(indep[i]) = x(k_ + i);
   problem_->velocity_rhs(t, q_, rhs_m_);
-  for (int i = 0; i < k_; ++i) rhs_m_.noalias() -= Ji_.col(i) * x(k_ + i);
-  solve_dependent(rhs_m_);
-  for (int j = 0; j < m_; ++j) v_(dep_[j]) = rhs_m_(j);
+  for (int i = 0; i < k_; ++i)
+    rhs_m_.noalias() -= partition_.independent_block().col(i) * x(k_ + i);
+  partition_.solve(rhs_m_);
+  for (int j = 0; j < m_; ++j) v_(dep[j]) = rhs_m_(j);
 }
 
 void CoordinatePartitioning::unpack(double t, CVecRef x, VecRef q, VecRef v) {
@@ -274,6 +207,8 @@ void CoordinatePartitioning::unpack(double t, CVecRef x, VecRef q, VecRef v) {
 }
 
 void CoordinatePartitioning::rhs(CVecRef x, VecRef dxdt, double t) {
+  const std::vector<int>& dep = partition_.dependent();
+  const std::vector<int>& indep = partition_.independent();
   recover(t, x);
   problem_->mass_matrix(t, q_, M_);
   problem_->forces(t, q_, v_, Q_);
@@ -281,37 +216,33 @@ void CoordinatePartitioning::rhs(CVecRef x, VecRef dxdt, double t) {
   require_finite(M_.allFinite() && Q_.allFinite() && gamma_.allFinite(),
                  "the problem's M, Q or gamma", t);
   // R = [−Φ_z⁻¹Φ_i ; E] in the original coordinate order; q̈_p = [Φ_z⁻¹γ ; 0].
-  D_ = Ji_;
-  for (int i = 0; i < k_; ++i) solve_dependent(D_.col(i));
+  D_ = partition_.independent_block();
+  for (int i = 0; i < k_; ++i) partition_.solve(D_.col(i));
   rhs_m_ = gamma_;
-  solve_dependent(rhs_m_);
+  partition_.solve(rhs_m_);
   R_.setZero();
   qdd_.setZero();
   for (int j = 0; j < m_; ++j) {
-    R_.row(dep_[j]) = -D_.row(j);
-    qdd_(dep_[j]) = rhs_m_(j);
+    R_.row(dep[j]) = -D_.row(j);
+    qdd_(dep[j]) = rhs_m_(j);
   }
-  for (int i = 0; i < k_; ++i) R_(indep_[i], i) = 1.0;
+  for (int i = 0; i < k_; ++i) R_(indep[i], i) = 1.0;
   MR_.noalias() = M_.lazyProduct(R_);
   Mr_.noalias() = R_.transpose().lazyProduct(MR_);
   work_n_.noalias() = Q_ - M_.lazyProduct(qdd_);
   qdd_i_.noalias() = R_.transpose().lazyProduct(work_n_);
   llt_.compute(Mr_);
   stats().add("factorizations");
-  if (llt_.info() != Eigen::Success) {
-    std::ostringstream msg;
-    msg << "reduced mass matrix RᵀMR is not positive definite at t = " << t;
-    throw NumericalFailure(RunStatus::singular, msg.str());
-  }
+  if (llt_.info() != Eigen::Success) fail_not_positive_definite("reduced mass matrix RᵀMR", t);
   llt_.solveInPlace(qdd_i_);
   qdd_.noalias() += R_.lazyProduct(qdd_i_);
   // Reactions from the dependent rows: Φ_zᵀ λ = (Q − M q̈)_z.
   work_n_.noalias() = Q_ - M_.lazyProduct(qdd_);
-  for (int j = 0; j < m_; ++j) rhs_m_(j) = work_n_(dep_[j]);
-  solve_dependent_transposed(rhs_m_);
+  for (int j = 0; j < m_; ++j) rhs_m_(j) = work_n_(dep[j]);
+  partition_.solve_transposed(rhs_m_);
   lambda_ = rhs_m_;
   for (int i = 0; i < k_; ++i) {
-    dxdt(i) = v_(indep_[i]);
+    dxdt(i) = v_(indep[i]);
     dxdt(k_ + i) = qdd_i_(i);
   }
 }
@@ -322,17 +253,14 @@ bool CoordinatePartitioning::post_step(double t, VecRef x) {
   recover(t, x);
   q_accepted_ = q_;
   if (fixed_choice_ != "auto") return false;
-  // Quality of the partition: 1/(‖Φ_z⁻¹‖·‖J‖), i.e. rcond(Φ_z) scaled by ‖Φ_z‖/‖J‖, so that a
-  // 1 × 1 block (whose rcond is always 1) is still judged against the whole Jacobian.
-  const double quality = lu_.rcond() * Jz_.cwiseAbs().colwise().sum().maxCoeff() /
-                         J_.cwiseAbs().colwise().sum().maxCoeff();
+  const double quality = partition_.quality(J_);
   stats().note_min("min_partition_quality", quality);
   if (quality >= repartition_tol_) return false;
-  const std::vector<int> before = indep_;
-  choose_partition(J_);
-  if (indep_ == before) return false;
+  const std::vector<int> before = partition_.independent();
+  partition_.choose(J_);
+  if (partition_.independent() == before) return false;
   stats().add("repartitions");
-  split_jacobian();
+  partition_.split(J_);
   pack(t, Vec(q_), Vec(v_), x);
   return true;
 }

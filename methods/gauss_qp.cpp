@@ -42,6 +42,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/lower_solve.hpp"
 #include "core/padded_svd.hpp"
 #include "core/qp.hpp"
 #include "core/registry.hpp"
@@ -191,9 +192,7 @@ class GaussQp : public AccelerationMethod {
       else
         solve_prioritized(t);
     } else if (outcome == SchurOutcome::mass_not_positive_definite) {
-      std::ostringstream msg;
-      msg << "mass matrix is not positive definite at t = " << t;
-      throw NumericalFailure(RunStatus::singular, msg.str());
+      fail_not_positive_definite("mass matrix", t);
     }
   }
 
@@ -216,11 +215,7 @@ class GaussQp : public AccelerationMethod {
 
   void factor_mass(double t) {
     llt_.compute(M_);
-    if (llt_.info() != Eigen::Success) {
-      std::ostringstream msg;
-      msg << "mass matrix is not positive definite at t = " << t;
-      throw NumericalFailure(RunStatus::singular, msg.str());
-    }
+    if (llt_.info() != Eigen::Success) fail_not_positive_definite("mass matrix", t);
     a_f_ = Q_;
     llt_.solveInPlace(a_f_);
   }
@@ -228,7 +223,7 @@ class GaussQp : public AccelerationMethod {
   void solve_prioritized(double t) {
     factor_mass(t);
     Bt_ = J_.transpose();
-    for (Eigen::Index j = 0; j < Bt_.cols(); ++j) llt_.matrixL().solveInPlace(Bt_.col(j));
+    lower_solve_in_place(llt_, Bt_);
     B_ = Bt_.transpose();
     r_.noalias() = gamma_ - J_.lazyProduct(a_f_);
     z_.setZero();

@@ -86,11 +86,8 @@ class SvdNullSpace : public AccelerationMethod {
       work_n_.noalias() = Q_ - M_.lazyProduct(a_p_);
       b_.head(k).noalias() = N.transpose().lazyProduct(work_n_);
       llt_.compute(A_.topLeftCorner(k, k));
-      if (llt_.info() != Eigen::Success) {
-        std::ostringstream msg;
-        msg << "NᵀMN is not positive definite at t = " << t << " (mass matrix on null(J))";
-        throw NumericalFailure(RunStatus::singular, msg.str());
-      }
+      if (llt_.info() != Eigen::Success)
+        fail_not_positive_definite("NᵀMN (the mass matrix on null(J))", t);
       llt_.solveInPlace(b_.head(k));
       qdd_.noalias() += N.lazyProduct(b_.head(k));
     }

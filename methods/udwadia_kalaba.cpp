@@ -20,9 +20,9 @@
 // instability near singular configurations (pinv_tol), costly matrix roots (variant eig), no
 // prioritization.
 #include <cmath>
-#include <sstream>
 
 #include "core/errors.hpp"
+#include "core/lower_solve.hpp"
 #include "core/padded_svd.hpp"
 #include "core/registry.hpp"
 #include "methods/base/acceleration_method.hpp"
@@ -60,19 +60,13 @@ class UdwadiaKalaba : public AccelerationMethod {
     svd_.bind(m_, n_);
   }
 
-  void fail_not_spd(double t) const {
-    std::ostringstream msg;
-    msg << "mass matrix is not positive definite at t = " << t;
-    throw NumericalFailure(RunStatus::singular, msg.str());
-  }
-
   // a_f = M⁻¹Q and B = J M^{-1/2} through the eigendecomposition M = WΛWᵀ. For a symmetric
   // positive definite M that is its SVD; the two-sided Jacobi SVD computes it without heap
   // allocation (Eigen's tridiagonalizing eigensolver allocates), after a Cholesky check of
   // definiteness.
   void factor_eig(double t) {
     llt_.compute(M_);
-    if (llt_.info() != Eigen::Success) fail_not_spd(t);
+    if (llt_.info() != Eigen::Success) fail_not_positive_definite("mass matrix", t);
     eig_.compute(M_);
     const auto& w = eig_.singularValues();
     const auto& W = eig_.matrixV();
@@ -88,11 +82,11 @@ class UdwadiaKalaba : public AccelerationMethod {
   // a_f = M⁻¹Q and B = J L⁻ᵀ through M = LLᵀ.
   void factor_cholesky(double t) {
     llt_.compute(M_);
-    if (llt_.info() != Eigen::Success) fail_not_spd(t);
+    if (llt_.info() != Eigen::Success) fail_not_positive_definite("mass matrix", t);
     a_f_ = Q_;
     llt_.solveInPlace(a_f_);
     Bt_ = J_.transpose();
-    for (Eigen::Index j = 0; j < Bt_.cols(); ++j) llt_.matrixL().solveInPlace(Bt_.col(j));
+    lower_solve_in_place(llt_, Bt_);
     B_ = Bt_.transpose();
   }
 

@@ -5,6 +5,7 @@
 #include "catalog/catalog.hpp"
 #include "core/errors.hpp"
 #include "core/params.hpp"
+#include "harness/run.hpp"
 #include "methods/base/acceleration_method.hpp"
 
 namespace cmb {
@@ -64,6 +65,55 @@ TEST(Params, CliValuesParseAsJsonScalarsOrText) {
   EXPECT_TRUE(parse_cli_value("true").is_boolean());
   EXPECT_TRUE(parse_cli_value("dense").is_string());
   EXPECT_TRUE(parse_cli_value("[1,2]").is_string());
+}
+
+std::vector<ParamSpec> renamed_specs() {
+  ParamSpec zeta = nonnegative_number("zeta", 1.0, "damping ratio");
+  zeta.aliases = {"xi"};
+  return {zeta};
+}
+
+TEST(Params, AnAliasSetsTheParameterUnderItsCurrentName) {
+  const Params p = parse_params("m", {{"xi", 0.5}}, renamed_specs());
+  EXPECT_EQ(p.number("zeta"), 0.5);
+  EXPECT_TRUE(p.was_given("zeta"));
+  EXPECT_EQ(canonical_param_names("m", {{"xi", 0.5}}, renamed_specs()),
+            nlohmann::json({{"zeta", 0.5}}));
+}
+
+TEST(Params, AnAliasBesideItsNameIsAnErrorNamingBoth) {
+  try {
+    parse_params("method 'm'", {{"zeta", 1.0}, {"xi", 0.5}}, renamed_specs());
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("'xi'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'zeta'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("given twice"), std::string::npos) << msg;
+  }
+  // A range error names the key as the user wrote it and the parameter it stands for.
+  try {
+    parse_params("method 'm'", {{"xi", -1.0}}, renamed_specs());
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'xi' (alias of 'zeta')"), std::string::npos) << e.what();
+  }
+}
+
+// augmented_lagrangian's gains carry baumgarte's names; the former ones give the same run.
+TEST(Params, FormerGainNamesGiveTheSameRunKeyAndRecord) {
+  RunConfig config;
+  config.problem = "simple_pendulum";
+  config.method = "augmented_lagrangian";
+  config.stepper = "rk4";
+  config.dt = 1e-3;
+  config.method_params = {{"omega", 20.0}, {"xi", 1.0}};
+  const PreparedRun old_names = prepare_run(config);
+  config.method_params = {{"omega0", 20.0}};
+  const PreparedRun new_names = prepare_run(config);
+  EXPECT_EQ(old_names.key, new_names.key);
+  EXPECT_EQ(new_names.key, "simple_pendulum/augmented_lagrangian[omega0=20.0]/rk4/dt=0.001");
+  EXPECT_EQ(old_names.config.method_params, nlohmann::json({{"omega0", 20.0}, {"zeta", 1.0}}));
 }
 
 TEST(BaumgarteGains, OmegaZetaMapToAlphaBeta) {
