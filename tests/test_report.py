@@ -2,7 +2,7 @@
 """Script test (run by ctest): the report (python -m cmbench.report) and the cmbench package's
 modules on real and synthetic results.
 
-1. The smoke campaign (run with the cmbench binary given): cmbench.load reads it (series file names
+1. The smoke campaign (run with the cmbench binary given): cmbench.results reads it (series file names
    match the campaign runner's), report.py writes every figure the data supports (PDF and PNG),
    tables quoting values of the JSON, report.md and a self-contained report.html linking all of
    them, and names the figures it skipped.
@@ -36,7 +36,7 @@ import tempfile
 
 import numpy as np
 
-from cmbench import load, plot, report, tables
+from cmbench import plot, report, results, tables
 from cmbench.figures import baumgarte as baumgarte_figures, runs as run_figures
 
 SOURCE = (os.path.abspath(sys.argv[2]) if len(sys.argv) > 2
@@ -73,26 +73,26 @@ def smoke(cmbench, tmp):
     check(run.returncode == 0, f"report.py failed on the smoke campaign: {run.stderr[-2000:]}")
 
     # load: every record, its series under the runner's file name, flat rows.
-    records = load.load(out)
+    records = results.load(out)
     doc = json.load(open(os.path.join(out, "results.json")))
-    check(len(records) == len(doc["runs"]) == 24, f"load.load: {len(records)} records")
-    check(all(load.series_path(out, r) for r in records), "load: a run's series not found")
-    data = load.series(out, records[0])
+    check(len(records) == len(doc["runs"]) == 24, f"results.load: {len(records)} records")
+    check(all(results.series_path(out, r) for r in records), "load: a run's series not found")
+    data = results.series(out, records[0])
     check({"t", "position_residual", "velocity_residual", "energy_error"} <= set(data),
-          f"load.series columns: {sorted(data)}")
-    check(len(data.get("t", [])) == records[0]["samples"] + 1, "load.series row count")
-    rows = [load.flatten(r) for r in records]
+          f"results.series columns: {sorted(data)}")
+    check(len(data.get("t", [])) == records[0]["samples"] + 1, "results.series row count")
+    rows = [results.flatten(r) for r in records]
     r0, f0 = records[0], rows[0]
     check(f0["final_error"] == r0["metrics"]["error"]["final_abs_max"]
           and f0["drift_velocity_max"] == r0["metrics"]["drift"]["velocity"]["max"]
           and f0["rhs_calls"] == r0["work"]["rhs_calls"] and f0["nq"] == 2
           and f0["method_label"] == "index1" and f0["dt"] == 0.01 and f0["order"] == 4
           and math.isclose(f0["cost_per_rhs"], r0["timing"]["min_s"] / r0["work"]["rhs_calls"]),
-          f"load.flatten: {f0}")
+          f"results.flatten: {f0}")
     baumgarte = next(r for r in rows if r["method"] == "baumgarte")
     check(baumgarte["method_label"] == "baumgarte(alpha=10, beta=10)",
           f"method label {baumgarte['method_label']!r}")
-    check(len(load.frame(records)) == 24, "load.frame length")
+    check(len(results.frame(records)) == 24, "results.frame length")
 
     for name in SMOKE_FIGURES:
         for ext in ("pdf", "png"):
@@ -315,7 +315,7 @@ def synthetic(tmp):
     names = {f["name"] for f in produced}
     for name in ("convergence", "scaling", "baumgarte_heatmaps", "impulse_response"):
         check(name in names, f"synthetic set: {name} not drawn (skipped: {skipped})")
-    rows = [load.flatten(r) for r in load.load(out)]
+    rows = [results.flatten(r) for r in results.load(out)]
 
     # Convergence: exact power law -> the fitted order is p; floor point left out.
     fits = {(f["case"], f["variant"]): f for f in run_figures.convergence_fits(rows)}
@@ -410,8 +410,8 @@ def gain_study_records():
 
 
 def test_grouping():
-    rows = [load.flatten(r) for r in gain_study_records()]
-    series = load.group_series(rows)
+    rows = [results.flatten(r) for r in gain_study_records()]
+    series = results.group_series(rows)
     by = {(s["case_label"], s["variant"], s["stepper"]): s for s in series}
     expected = {(case, f"baumgarte α={a:g} β={b:g}", "rk4")
                 for a, b in GAIN_PAIRS
@@ -428,11 +428,11 @@ def test_grouping():
     check([r["tol"] for r in dopri["runs"]] == [1e-8, 1e-6],
           "grouping: runs differing only in tol belong to one series")
     key = "kane_pendulum[N=2]/index1/dopri5/tol={}/t_end={}/assembly=project"
-    same = load.sweep_key(key.format("1e-06,atol=1e-09", 5))
-    check(same == load.sweep_key(key.format("1e-08,atol=1e-09", 5))
-          and same != load.sweep_key(key.format("1e-06,atol=1e-10", 5))
-          and same != load.sweep_key(key.format("1e-06,atol=1e-09", 10))
-          and same != load.sweep_key(key.format("1e-06,atol=1e-09", 5).replace(
+    same = results.sweep_key(key.format("1e-06,atol=1e-09", 5))
+    check(same == results.sweep_key(key.format("1e-08,atol=1e-09", 5))
+          and same != results.sweep_key(key.format("1e-06,atol=1e-10", 5))
+          and same != results.sweep_key(key.format("1e-06,atol=1e-09", 10))
+          and same != results.sweep_key(key.format("1e-06,atol=1e-09", 5).replace(
               "/assembly=project", "")),
           "sweep_key: only tol is swept; a held atol, t_end and assembly tell series apart")
 
@@ -509,8 +509,8 @@ def test_fit_rules():
                "max_abs": 0.0}
         for name, v in (("beta", 15.81), ("Theta", -15.76), ("gamma", 0.04), ("Phi", -0.53),
                         ("delta", 0.52))}
-    check(load.flatten(rec)["output_scale"] == 0.53,
-          f"output_scale: {load.flatten(rec)['output_scale']}, expected the median 0.53")
+    check(results.flatten(rec)["output_scale"] == 0.53,
+          f"output_scale: {results.flatten(rec)['output_scale']}, expected the median 0.53")
 
 
 METHODS = ["index1", "baumgarte", "projection", "coordinate_partitioning", "svd_null_space",
@@ -547,8 +547,8 @@ def front_series(points):
 
 
 def test_crowded_panels():
-    rows = [load.flatten(r) for r in crowded_records()]
-    series = load.group_series(rows)
+    rows = [results.flatten(r) for r in crowded_records()]
+    series = results.group_series(rows)
     plan, faceted = plot.facet_panels(series)
     sizes = {(p["case_label"], p["stepper"]): len(p["series"]) for p in plan}
     check(faceted and sizes == {("crank_rocker", "rk4"): 8, ("crank_rocker", "dopri5"): 8,
@@ -579,7 +579,7 @@ def test_crowded_panels():
 
 
 def test_branch_switch():
-    rows = [load.flatten(r) for r in gain_study_records()]
+    rows = [results.flatten(r) for r in gain_study_records()]
     switched = [r for r in rows if r["status"] == "branch_switch"]
     check(len(switched) == 1 and switched[0] not in run_figures.ok(rows),
           "branch_switch: not a successful run")
@@ -594,7 +594,7 @@ def test_branch_switch():
                    status="branch_switch" if (a, b) == (5.0, 5.0) else "ok")
             for a in (1.0, 5.0) for b in (1.0, 5.0)]
     with tempfile.TemporaryDirectory() as out:
-        baumgarte_figures.heatmaps([load.flatten(r) for r in grid], out)
+        baumgarte_figures.heatmaps([results.flatten(r) for r in grid], out)
         table = open(os.path.join(out, baumgarte_figures.HEATMAP_DOC)).read()
     check("| 5 | 1.00e-09 | branch_switch |" in table,
           f"heat map: the branch_switch cell shows its status, not a value:\n{table}")
@@ -750,11 +750,11 @@ def test_bad_series_csv(tmp):
     representative), truncated in the middle of a row or with a cell that is not a number:
     left out with a warning naming it; the figures drawn from the other runs' series."""
     source = os.path.join(tmp, "smoke")
-    rows = [load.flatten(r) for r in json.load(open(os.path.join(source,
+    rows = [results.flatten(r) for r in json.load(open(os.path.join(source,
                                                                       "results.json")))["runs"]]
     crank = next(r["case_key"] for r in rows if r["problem"] == "crank_rocker")
     rep = run_figures.representatives(rows, crank)[0]["projection"]
-    stem = os.path.basename(load.series_path(source, rep))
+    stem = os.path.basename(results.series_path(source, rep))
     for damage in ("truncated", "garbled"):
         directory = smoke_copy(tmp, f"bad_series_{damage}")
         path = os.path.join(directory, "series", stem)

@@ -11,9 +11,9 @@ repository root, or run from python/) and use the entry points:
     python3 -m cmbench.docs.bad_input_table CMBENCH [--check]   docs/bad_input.md
     python3 -m cmbench.docs.check_sources        no citation of a document outside the repository
 
-Modules: load (run records, result sets, series CSV), plot (styles, panels, fits, Markdown and
+Modules: results (run records, result sets, series CSV), plot (styles, panels, fits, Markdown and
 LaTeX tables), figures.runs and figures.baumgarte (one function per figure), tables (the
 report's tables), report (the report), bench (the benchmark figure). They need numpy, and
-matplotlib for figures; pandas is optional (load.frame). scripts/report.sh wraps the report.
+matplotlib for figures; pandas is optional (results.frame). scripts/report.sh wraps the report.
 The symbolic derivations of generated problem code live beside that code, in problems/derive/.
 """

@@ -93,7 +93,7 @@ HIGHLIGHT_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c5
 
 
 def facet_panels(series, max_series=MAX_SERIES):
-    """Panels for series (of load.group_series: dicts with "case", "case_label",
+    """Panels for series (of results.group_series: dicts with "case", "case_label",
     "stepper"): one per case; when a case holds more than max_series series of several
     steppers (so that splitting it helps), one per case × stepper for every case — a figure is
     faceted throughout or not at all. A panel may still hold more than max_series series (the
@@ -276,7 +276,7 @@ SUMMARY_HEADER = ["run", "status", "final error", "scd", "max ‖Φ‖", "max �
 
 
 def summary_rows(rows):
-    """One row per run (rows of load.flatten) for the table of all runs."""
+    """One row per run (rows of results.flatten) for the table of all runs."""
     out = []
     for r in rows:
         out.append([f"`{r['key']}`", r["status"], fmt(r["final_error"]), fmt(r["scd"], ".2f"),
@@ -288,5 +288,5 @@ def summary_rows(rows):
 
 
 def summary_table(rows):
-    """Markdown table of all runs (rows of load.flatten)."""
+    """Markdown table of all runs (rows of results.flatten)."""
     return markdown_table(SUMMARY_HEADER, summary_rows(rows))

@@ -10,7 +10,7 @@ precision_table.{md,tex}, drift_energy_table.{md,tex}, convergence_table.md, sca
 baumgarte_heatmaps.md, impulse_response.md; and report.md and report.html linking all of them,
 with the context block and the figures skipped for lack of data. docs/report.md describes each.
 
-Input is checked as it is loaded (cmbench.load: BadInput, BadInputWarning). When nothing can be
+Input is checked as it is loaded (cmbench.results: BadInput, BadInputWarning). When nothing can be
 reported — no such directory, neither results.json nor runs/, a results.json that is not valid
 JSON or whose 'runs' is not a list, not one usable run — one line on stderr names the file and
 what is wrong ("report.py: DIR/results.json: 'runs' must be a list, not a number") and the exit
@@ -27,7 +27,7 @@ import sys
 import traceback
 import warnings
 
-from . import load, plot, tables
+from . import plot, results, tables
 from .figures import baumgarte as baumgarte_figures, runs as run_figures
 from .tables import write
 
@@ -142,8 +142,8 @@ def table_blocks(entry, level=3):
 def build(results_dir):
     """Writes every figure and table; returns (blocks of the report, figure results, skipped
     [(name, reason)], errors [(name, message)])."""
-    doc = load.load_doc(results_dir)
-    rows = [load.flatten(r) for r in doc["runs"]]
+    doc = results.load_doc(results_dir)
+    rows = [results.flatten(r) for r in doc["runs"]]
     produced, skipped, errors = [], [], []
     for name, figure in FIGURES:
         try:
@@ -192,7 +192,7 @@ _show_warning = warnings.showwarning
 def print_warning(message, category, filename, lineno, file=None, line=None):
     """Parts of the input left out as one line each: 'report.py: warning: PATH: what is wrong;
     what was done' (other warnings as Python shows them)."""
-    if issubclass(category, load.BadInputWarning):
+    if issubclass(category, results.BadInputWarning):
         print(f"{PROG}: warning: {message}", file=sys.stderr)
     else:
         _show_warning(message, category, filename, lineno, file, line)
@@ -205,7 +205,7 @@ def main():
     warnings.showwarning = print_warning
     try:
         _, produced, skipped, errors = build(results_dir)
-    except load.BadInput as bad:
+    except results.BadInput as bad:
         print(f"{PROG}: {bad}", file=sys.stderr)
         return 2
     files = sum(len(f["files"]) for f in produced)

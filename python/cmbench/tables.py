@@ -4,7 +4,7 @@ and energy figures draw (drift_energy_table), each written as Markdown and LaTeX
 """
 import os
 
-from . import load, plot
+from . import plot, results
 from .figures import runs
 
 LEVELS = [1e-3, 1e-6]
@@ -23,7 +23,7 @@ def precision_table(rows):
     header = ["problem", "method"] + [f"cheapest to {level:g}" for level in LEVELS]
     body = []
     ok = runs.ok(rows)
-    for case, problem in load.case_labels(rows).items():
+    for case, problem in results.case_labels(rows).items():
         mine = [r for r in ok if r["case_key"] == case]
         for method in sorted({r["method"] for r in mine}):
             cells = []
@@ -45,7 +45,7 @@ def drift_energy_table(rows):
     """The runs of the drift and energy figures (one per problem case and method), with their
     constraint drift and energy error."""
     body = []
-    for case, problem in load.case_labels(rows).items():
+    for case, problem in results.case_labels(rows).items():
         reps, _ = runs.representatives(rows, case)
         for method, r in sorted(reps.items(), key=lambda kv: plot.method_order(kv[0])):
             body.append([problem, method, configuration(r), plot.fmt(r["final_error"]),

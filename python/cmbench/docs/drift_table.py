@@ -12,7 +12,7 @@ docs_numbers_are_current) through rows(), cells() and EXEMPT below.
 import subprocess
 import sys
 
-from ..load import flatten
+from ..results import flatten
 from ..plot import fmt
 
 TABLE_ID = "drift"

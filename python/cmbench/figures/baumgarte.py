@@ -2,7 +2,7 @@
 constraint error against the closed form of Φ̈ + 2αΦ̇ + β²Φ = 0 ([Notes-Baumgarte-ja] in
 docs/sources.md).
 
-Same conventions as figures.runs: functions take load.flatten rows and the results directory,
+Same conventions as figures.runs: functions take results.flatten rows and the results directory,
 return a result dict, raise plot.Skipped without data.
 """
 import math
@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from .. import load, plot
+from .. import plot, results
 from ..plot import Skipped
 from .runs import result
 
@@ -38,7 +38,7 @@ def perturbation_text(row):
 
 
 def _case(row):
-    """The problem case (instance, horizon, initial condition: load.case_key) and stepper
+    """The problem case (instance, horizon, initial condition: results.case_key) and stepper
     setting of a run."""
     return row["case_key"], row["stepper"], row["setting"]
 
@@ -274,7 +274,7 @@ def impulse_cases(rows, results_dir):
         else:
             continue
         alpha, beta = gains(r)
-        data = load.series(results_dir, r)
+        data = results.series(results_dir, r)
         phis = _columns(data, "phi")
         if alpha is None or beta is None or not phis:
             continue

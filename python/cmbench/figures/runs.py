@@ -1,5 +1,5 @@
 """Figures over whole result sets: work-precision, drift and energy over time, convergence
-order, cost scaling. Each figure function takes the rows of load.flatten (campaign order) and
+order, cost scaling. Each figure function takes the rows of results.flatten (campaign order) and
 the results directory, writes NAME.pdf and NAME.png there, and returns a result dict
 (name, title, caption, files, tables, data); it raises plot.Skipped when the results set holds
 no data for it.
@@ -9,7 +9,7 @@ import statistics
 
 import numpy as np
 
-from .. import load, plot
+from .. import plot, results
 from ..plot import Skipped
 
 RESIDUAL_FLOOR = 1e-17  # log-scale figures draw smaller values (exact zeros) at this level
@@ -36,7 +36,7 @@ def _error_or_inf(r):
 
 
 def representatives(rows, case):
-    """One run per method of a case (load.case_key) for the time-series figures and the
+    """One run per method of a case (results.case_key) for the time-series figures and the
     drift/energy table: the stepper (adaptive if any) that the most methods ran successfully on
     the case, at its tightest tolerance (or smallest dt) per method; among parameter variants of
     a method the one with the smallest final error. A method that never succeeded with that
@@ -126,7 +126,7 @@ def _draw_wp_panel(ax, panel, points, steppers, faceted):
 
 
 def work_precision(rows, results_dir):
-    series = [s for s in load.group_series(rows) if _wp_points(s)]
+    series = [s for s in results.group_series(rows) if _wp_points(s)]
     if not series:
         raise Skipped("no successful run with both a final error (a reference) and a time")
     points = {s["key"]: _wp_points(s) for s in series}
@@ -177,11 +177,11 @@ def _chosen_series(rows, results_dir, need):
     """case label -> (stepper, [(row, series)]) for the representatives whose series holds the
     columns in `need`."""
     out = {}
-    for case, problem in load.case_labels(rows).items():
+    for case, problem in results.case_labels(rows).items():
         reps, stepper = representatives(rows, case)
         picked = []
         for method, r in sorted(reps.items(), key=lambda kv: plot.method_order(kv[0])):
-            data = load.series(results_dir, r)
+            data = results.series(results_dir, r)
             if data and all(c in data for c in need) and len(data["t"]) > 1:
                 picked.append((r, data))
         if picked:
@@ -328,12 +328,12 @@ def fit_order(points, nominal, failed=0):
 
 
 def convergence_fits(rows):
-    """Observed orders of the fixed-step series (load.group_series) that sweep at least two
+    """Observed orders of the fixed-step series (results.group_series) that sweep at least two
     step sizes against a reference: the series dict plus "points" [(dt, error, class)] of its
     successful runs, "failed" (runs of another status), "dts", "slope" (None without a fit)
     and "reason"."""
     fits = []
-    for s in load.group_series(rows):
+    for s in results.group_series(rows):
         dts = sorted({r["dt"] for r in s["runs"] if r["dt"]})
         if s["kind"] != "fixed" or len(dts) < 2 or \
                 all(r["reference_kind"] in (None, "none") for r in s["runs"]):

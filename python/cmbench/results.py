@@ -1,10 +1,10 @@
 """Loading cmbench result sets: run records, flat rows and sampled series.
 
-    from cmbench import load
-    records = load.load("results/default/2026-11-22_71d8b2b2d77d")
-    rows = [load.flatten(r) for r in records]             # or load.frame(records)
-    data = load.series(results_dir, records[0])            # {"t": array, "position_residual": ...}
-    lines = load.group_series(rows)                        # runs differing only in dt or tol
+    from cmbench import results
+    records = results.load("results/default/2026-11-22_71d8b2b2d77d")
+    rows = [results.flatten(r) for r in records]        # or results.frame(records)
+    data = results.series(results_dir, records[0])      # {"t": array, "position_residual": ...}
+    lines = results.group_series(rows)                  # runs differing only in dt or tol
 
 A results directory holds results.json (schema cmbench.results/1), runs/<stem>.json (the same
 records, one per file) and series/<stem>.csv per run; a run's series is found through the stem of
