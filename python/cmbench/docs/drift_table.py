@@ -9,6 +9,7 @@ the 3 timed repetitions); --write also puts it into docs/methods.md between its 
 cmbench.docs.numbers checks every column but the timing one against the binary (ctest
 docs_numbers_are_current) through rows(), cells() and EXEMPT below.
 """
+import json
 import subprocess
 import sys
 
@@ -27,8 +28,11 @@ CASES = [("simple_pendulum", 100), ("crank_rocker", 10)]
 
 
 def methods(cmbench):
-    out = subprocess.run([cmbench, "list", "methods"], capture_output=True, text=True).stdout
-    return [line.split()[0] for line in out.splitlines() if line.startswith("  ") and " — " in line]
+    """The method ids of the catalog, in its order (`cmbench list methods --json`; the text
+    listing is for people and may change)."""
+    out = subprocess.run([cmbench, "list", "methods", "--json"], capture_output=True, text=True,
+                         check=True).stdout
+    return [method["id"] for method in json.loads(out)["methods"]]
 
 
 def rows(cmbench):
