@@ -1,26 +1,17 @@
-"""Shared helpers of cmbench's figures: styles, panel grids, saving, fits, tables.
-
-Every figure draws a method with the colour and marker of METHOD_STYLE, and methods also differ
-in line style, so figures stay readable in grayscale.
+"""Shared helpers of cmbench's figures: panels (faceting, grids at print width, axis labels),
+series styles and their bounded legend, the choice of series to name, fits, Markdown and LaTeX
+tables. Styles, widths and fonts are cmbench.style's, display names cmbench.names'.
 """
 import math
-import os
 import re
 
 import numpy as np
 
-METHOD_STYLE = {
-    "index1": {"color": "#d62728", "marker": "o", "linestyle": "-"},
-    "baumgarte": {"color": "#1f77b4", "marker": "s", "linestyle": "--"},
-    "projection": {"color": "#2ca02c", "marker": "^", "linestyle": "-."},
-    "coordinate_partitioning": {"color": "#9467bd", "marker": "D", "linestyle": ":"},
-    "svd_null_space": {"color": "#8c564b", "marker": "v", "linestyle": "-"},
-    "udwadia_kalaba": {"color": "#e377c2", "marker": "P", "linestyle": "--"},
-    "gauss_qp": {"color": "#17becf", "marker": "X", "linestyle": "-."},
-    "augmented_lagrangian": {"color": "#bcbd22", "marker": "*", "linestyle": ":"},
-}
-FALLBACK_STYLE = {"color": "#7f7f7f", "marker": "h", "linestyle": ":"}
-STEPPER_LINES = ["-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1))]
+from . import names, style
+
+# Styles live in cmbench.style (one table for every figure); the names stay here for callers.
+METHOD_STYLE = style.METHOD_STYLE
+STEPPER_LINES = style.STEPPER_LINES
 
 
 class Skipped(Exception):
@@ -28,29 +19,27 @@ class Skipped(Exception):
 
 
 def method_style(method):
-    return dict(METHOD_STYLE.get(method, FALLBACK_STYLE))
+    """Colour, marker and line style of a method (cmbench.style.method_style)."""
+    return style.method_style(method)
 
 
 def style_for(method, stepper, steppers):
     """Colour and marker by method; line style by stepper (its index in sorted `steppers`), so
     method × stepper lines stay apart in grayscale too."""
-    style = method_style(method)
-    ordered = sorted(steppers)
-    index = ordered.index(stepper) if stepper in ordered else 0
-    style["linestyle"] = STEPPER_LINES[index % len(STEPPER_LINES)]
-    return style
+    out = style.method_style(method)
+    out["linestyle"] = style.stepper_line(stepper, steppers)
+    return out
 
 
 def pyplot():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
+    return style.pyplot()
 
 
 def panels(n, cols, width, height):
-    """A figure with n panels on a grid of at most `cols` columns; unused panels are hidden.
-    Returns (fig, list of the n axes, list of the spare axes)."""
+    """A figure with n panels of width × height inches on a grid of at most `cols` columns;
+    unused panels are hidden. Returns (fig, list of the n axes, list of the spare axes). (The
+    benchmark figure's layout; the report's figures are drawn at print width by
+    cmbench.style.)"""
     plt = pyplot()
     cols = max(1, min(cols, n))
     rows = math.ceil(n / cols)
@@ -61,35 +50,8 @@ def panels(n, cols, width, height):
     return fig, flat[:n], flat[n:]
 
 
-def shared_legend(fig, axes, spare, max_rows=18):
-    """One legend for all panels (the labels of every panel, each once): in the first spare
-    panel when there is one, else below the panels. Calls tight_layout."""
-    handles = {}
-    for ax in axes:
-        for h, label in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(label, h)
-    if not handles:
-        fig.tight_layout()
-        return
-    if spare:
-        spare[0].legend(list(handles.values()), list(handles.keys()), loc="center",
-                        fontsize="x-small", ncol=math.ceil(len(handles) / max_rows),
-                        frameon=False)
-        fig.tight_layout()
-    else:
-        ncol = 3
-        rows = math.ceil(len(handles) / ncol)
-        fig.legend(list(handles.values()), list(handles.keys()), loc="lower center", ncol=ncol,
-                   fontsize="small", frameon=False)
-        height = fig.get_size_inches()[1]
-        fig.tight_layout(rect=(0, min(0.6, (0.2 * rows + 0.2) / height), 1, 1))
-
-
 MAX_SERIES = 8  # lines per panel beyond which neither the lines nor a legend stay readable
-GREY = "#c4c4c4"
-# Series picked out of a crowded panel: distinct hues; the method still shows in the marker.
-HIGHLIGHT_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-                    "#e377c2", "#17becf"]
+GREY = style.GREY
 
 
 def facet_panels(series, max_series=MAX_SERIES):
@@ -115,44 +77,168 @@ def facet_panels(series, max_series=MAX_SERIES):
              "series": group} for (case, stepper), group in groups.items()], faceted
 
 
-def panel_title(panel):
-    """Case label, plus the stepper when the panel holds one stepper only."""
+def _panel_stepper(panel):
     steppers = {s["stepper"] for s in panel["series"]}
-    stepper = panel["stepper"] or (steppers.pop() if len(steppers) == 1 else None)
+    return panel["stepper"] or (steppers.pop() if len(steppers) == 1 else None)
+
+
+def panel_title(panel):
+    """Case label, plus the stepper when the panel holds one stepper only (ids: the panel's
+    identity in a figure's data; display_title is what is drawn)."""
+    stepper = _panel_stepper(panel)
     return panel["case_label"] + (f": {stepper}" if stepper else "")
+
+
+def case_parts(panel_or_series):
+    """The case label of a panel or series with display names (cmbench.names), as parts: the
+    problem, then what tells the problem's cases apart (['Crank-rocker', 'perturbed
+    p=0.001'])."""
+    first = panel_or_series["series"][0] if "series" in panel_or_series else panel_or_series
+    problem_label = first["runs"][0]["problem_label"] if first.get("runs") else ""
+    label = panel_or_series["case_label"]
+    if not problem_label or not label.startswith(problem_label):
+        return [label]
+    rest = label[len(problem_label):].lstrip(", ")
+    return [names.problem_label(problem_label)] + (rest.split(", ") if rest else [])
+
+
+def display_title(panel, width_in, with_stepper=True):
+    """The drawn title of a panel: case and stepper display names, packed into lines of at most
+    width_in inches."""
+    stepper = _panel_stepper(panel) if with_stepper else None
+    return style.fit_lines(case_parts(panel) + ([names.stepper(stepper)] if stepper else []),
+                           width_in)
 
 
 def series_label(series, panel):
     """The variant (method and its parameters), plus the stepper when the panel mixes
-    steppers; the case is in the panel title."""
+    steppers; the case is in the panel title (ids, as panel_title)."""
     mixed = len({s["stepper"] for s in panel["series"]}) > 1
     return series["variant"] + (f" / {series['stepper']}" if mixed else "")
 
 
-def facet_grid(plan, faceted, cols, width, height):
-    """Axes for the panels of facet_panels: faceted, one row per case and one column per
-    stepper (the axes shared along a row, so the steppers of a case compare at a glance); else
-    a grid of at most `cols` columns. Returns (fig, axes in the order of `plan`, spare axes)."""
-    if not faceted:
-        return panels(len(plan), cols, width, height)
-    cases = list(dict.fromkeys(p["case"] for p in plan))
+def method_segment(series):
+    """The method segment of a series' run key ('baumgarte[alpha=10][beta=20]')."""
+    from . import results
+    return results.key_parts(series["runs"][0]["key"])["method"]
+
+
+def series_styles(series, steppers_in_panels):
+    """({series key: style}, legend entries [(label, style, kind)]) for the series of a figure:
+    methods and their parameter variants (style.variant_styles), and — when some panel mixes
+    steppers (`steppers_in_panels`) — the stepper as the line style (hollow markers for
+    fixed-step ones), with one legend entry per stepper. Bounded: one entry per method, per
+    parameter value and per stepper, never per combination."""
+    styles, entries = style.variant_styles(series, method_segment)
+    if not steppers_in_panels:
+        return styles, entries
+    steppers = sorted({s["stepper"] for s in series})
+    kinds = {s["stepper"]: s["kind"] for s in series}
+    out = {}
+    for s in series:
+        st = dict(styles[s["key"]])
+        if st.get("color") != GREY:
+            st["linestyle"] = style.stepper_line(s["stepper"], steppers)
+            if s["kind"] == "fixed":
+                st["markerfacecolor"] = "white"
+        out[s["key"]] = st
+    entries = [(label, st, "marker" if kind == "both" else kind) for label, st, kind in entries]
+    for stepper in steppers:
+        fixed = kinds[stepper] == "fixed"
+        entries.append((names.stepper(stepper),
+                        {"color": "0.2", "linestyle": style.stepper_line(stepper, steppers),
+                         "marker": "o", "markersize": 3.5,
+                         "markerfacecolor": "white" if fixed else "0.2"}, "both"))
+    return out, entries
+
+
+def facet_layout(plan, faceted, facet_min=1.6, flow_min=2.2, aspect=0.8):
+    """Axes for the panels of facet_panels at print width: faceted, one row per case and one
+    column per stepper (the axes shared along a row, so the steppers of a case compare at a
+    glance) when that many panels of facet_min inches fit side by side; else the panels flow
+    in rows of as many panels of flow_min inches as fit (also when fewer than 3/4 of the
+    case × stepper grid would hold a panel). Rows are aspect × the column width
+    high. Returns (fig, axes in the order of `plan`, layout {"rows": [[ax or None]], "faceted":
+    whether the grid is case × stepper})."""
     steppers = list(dict.fromkeys(p["stepper"] for p in plan))
-    fig, grid = pyplot().subplots(len(cases), len(steppers),
-                                  figsize=(width * len(steppers), height * len(cases)),
-                                  squeeze=False)
-    axes, first_in_row = [], {}
-    for p in plan:
-        row = cases.index(p["case"])
-        ax = grid[row][steppers.index(p["stepper"])]
-        if row in first_in_row:
-            ax.sharex(first_in_row[row])
-            ax.sharey(first_in_row[row])
-        first_in_row.setdefault(row, ax)
-        axes.append(ax)
-    spare = [ax for ax in grid.flat if ax not in axes]
-    for ax in spare:
-        ax.axis("off")
-    return fig, axes, spare
+    cases = list(dict.fromkeys(p["case"] for p in plan))
+    dense = len(plan) >= 0.75 * len(steppers) * len(cases)
+    if faceted and dense and len(steppers) <= style.max_columns(facet_min):
+        fig, grid = style.grid(len(cases), len(steppers),
+                               aspect * style.width() / len(steppers))
+        rows = [[None] * len(steppers) for _ in cases]
+        axes, first_in_row = [], {}
+        for p in plan:
+            r, c = cases.index(p["case"]), steppers.index(p["stepper"])
+            ax = grid[r][c]
+            if r in first_in_row:
+                ax.sharex(first_in_row[r])
+                ax.sharey(first_in_row[r])
+            first_in_row.setdefault(r, ax)
+            rows[r][c] = ax
+            axes.append(ax)
+        for r, row in enumerate(grid):
+            for c, ax in enumerate(row):
+                if rows[r][c] is None:
+                    ax.axis("off")
+        return fig, axes, {"rows": rows, "faceted": True}
+    cols = min(len(plan), style.max_columns(flow_min))
+    fig, axes = style.flow(len(plan), cols, aspect * style.width() / cols)
+    rows = [axes[i:i + cols] for i in range(0, len(axes), cols)]
+    return fig, axes, {"rows": rows, "faceted": False}
+
+
+def label_grid(layout, xlabel, ylabel_of):
+    """Axis labels of a panel grid: on a faceted grid the y label (ylabel_of(row index)) on the
+    first panel of each row and y tick labels only there, the x label on the bottom panel of
+    each column; on a flowed grid every panel is labelled."""
+    rows = layout["rows"]
+    if not layout["faceted"]:
+        for r, row in enumerate(rows):
+            for ax in row:
+                if ax is not None:
+                    ax.set_xlabel(xlabel)
+        return
+    ncols = max(len(row) for row in rows)
+    for r, row in enumerate(rows):
+        present = [ax for ax in row if ax is not None]
+        if present:
+            present[0].set_ylabel(ylabel_of(r))
+            for ax in present[1:]:
+                ax.tick_params(labelleft=False)
+    for c in range(ncols):
+        column = [row[c] for row in rows if c < len(row) and row[c] is not None]
+        if column:
+            column[-1].set_xlabel(xlabel)
+
+
+def number_legend(ax, entries, title, filled=True):
+    """A small legend inside a panel: one entry per named series, its marker and colour and a
+    number (a fitted order, a slope, a deviation); the figure's legend says what the markers
+    stand for. entries: [(style, text)]."""
+    if not entries:
+        return
+    handles = [style.legend_handle(dict(st, markerfacecolor=st.get("color")) if filled else st,
+                                   "marker") for st, _ in entries]
+    ax.legend(handles, [text for _, text in entries], title=title, loc="best",
+              ncol=2 if len(entries) > 4 else 1, handlelength=1.0, handletextpad=0.3,
+              columnspacing=0.6, borderpad=0.3, labelspacing=0.2, framealpha=0.85,
+              edgecolor="none")
+
+
+def at_least_a_decade(ax, x=True, y=True):
+    """Widens a log axis that spans less than a decade to one decade around its data
+    (geometrically centred), so that it holds a labelled power of ten, and drops the minor
+    tick labels (several of '2×10⁻³' overlap at print size)."""
+    for use, get, set_, axis in ((x, ax.get_xlim, ax.set_xlim, ax.xaxis),
+                                 (y, ax.get_ylim, ax.set_ylim, ax.yaxis)):
+        if not use or axis.get_scale() != "log":
+            continue
+        lo, hi = get()
+        if lo > 0 and hi > lo and hi / lo < 10:
+            centre = math.sqrt(lo * hi)
+            set_(centre / math.sqrt(10) / 1.05, centre * math.sqrt(10) * 1.05)
+        axis.set_minor_formatter(null_formatter())
 
 
 def spread(items, n):
@@ -177,20 +263,7 @@ def pareto_front(points):
 
 def grey_style(method):
     """A series drawn for context only: light grey, small, behind the named ones."""
-    return {"color": GREY, "marker": method_style(method)["marker"], "markersize": 3,
-            "linewidth": 0.8, "linestyle": "-", "zorder": 1}
-
-
-def highlight_style(method, i):
-    return {"color": HIGHLIGHT_COLORS[i % len(HIGHLIGHT_COLORS)],
-            "marker": method_style(method)["marker"], "linestyle": "-", "zorder": 3}
-
-
-def panel_legend(ax):
-    """A legend of this panel's series only, right of the panel (it covers no data)."""
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0,
-                  fontsize="xx-small", frameon=False)
+    return style.grey_style(method_style(method))
 
 
 def null_formatter():
@@ -198,24 +271,17 @@ def null_formatter():
     return NullFormatter()
 
 
-METHOD_ORDER = list(METHOD_STYLE)
+METHOD_ORDER = style.METHOD_ORDER
 
 
 def method_order(method):
     """Sort key: the order of METHOD_STYLE, unknown methods after it by name."""
-    if method in METHOD_ORDER:
-        return METHOD_ORDER.index(method), ""
-    return len(METHOD_ORDER), method
+    return style.method_order(method)
 
 
 def save(fig, out_dir, name):
-    """Writes NAME.pdf and NAME.png; returns their paths."""
-    plt = pyplot()
-    paths = [os.path.join(out_dir, f"{name}.{ext}") for ext in ("pdf", "png")]
-    for path in paths:
-        fig.savefig(path, dpi=150)
-    plt.close(fig)
-    return paths
+    """Writes NAME.pdf and NAME.png at the figure's size; returns their paths."""
+    return style.save(fig, out_dir, name)
 
 
 def loglog_fit(x, y):

@@ -1,8 +1,22 @@
 """Figures, tables and a report (Markdown and self-contained HTML) from a campaign's results
 directory.
 
-Usage: python3 -m cmbench.report RESULTS_DIR   (PYTHONPATH=python from the repository root;
-       bash scripts/report.sh RESULTS_DIR does the same)
+Usage: python3 -m cmbench.report RESULTS_DIR [--width single|double] [--names FILE]
+                                 [--series-from RERUN_DIR] [--quiet]
+       (PYTHONPATH=python from the repository root; bash scripts/report.sh does the same)
+
+  --width single|double   figure width: 3.5 in (one column) or 7 in (two columns, default);
+                          every text is 8 pt at that size (docs/report.md, cmbench.style)
+  --names FILE            display names overriding cmbench.names' (a JSON object: sectioned
+                          {"methods": {id: name}, "problems": ..., "steppers": ..., "params":
+                          ...} or flat {id: name})
+  --series-from DIR       read series CSVs the results directory lacks from DIR, a re-run of
+                          the same campaign, for the runs whose re-run has the same status,
+                          metrics and work (cmbench.rerun; committed result sets keep no series)
+  --quiet                 no progress lines on stderr
+
+Progress goes to stderr, one line per step ("report.py: [3/7] energy: 2 files, 1.9 s");
+stdout gets the one line naming report.md (and the figures skipped).
 
 Writes into RESULTS_DIR every figure the results support (PDF and PNG): work_precision, drift,
 energy, convergence, scaling, baumgarte_heatmap_<problem>, impulse_response; the tables
@@ -19,15 +33,17 @@ CSV, a malformed context block — is left out with one warning line naming it
 ("report.py: warning: PATH: what is wrong; run left out") and the rest is reported (exit 0).
 Exit status 1 when a figure failed with an unexpected error (the others are still written).
 """
+import argparse
 import collections
 import html
 import os
 import re
 import sys
+import time
 import traceback
 import warnings
 
-from . import plot, results, tables
+from . import names, plot, rerun, results, style, tables
 from .figures import baumgarte as baumgarte_figures, runs as run_figures
 from .tables import write
 
@@ -139,26 +155,67 @@ def table_blocks(entry, level=3):
     return blocks + [("links", links)]
 
 
-def build(results_dir):
+def _quiet(_message):
+    pass
+
+
+def build(results_dir, width=None, display_names=None, series_from=None, progress=None):
     """Writes every figure and table; returns (blocks of the report, figure results, skipped
-    [(name, reason)], errors [(name, message)])."""
-    doc = results.load_doc(results_dir)
-    rows = [results.flatten(r) for r in doc["runs"]]
+    [(name, reason)], errors [(name, message)]). width: 'single' or 'double' (default double);
+    display_names: overrides of cmbench.names, a dict or the path of a JSON file (for this
+    report only); series_from: a re-run directory for the series (cmbench.rerun);
+    progress(message): called with one short line per step."""
+    with style.using(width or style.DEFAULT_WIDTH), names.overriding(display_names):
+        return _build(results_dir, series_from, progress or _quiet)
+
+
+def _figures(rows, results_dir, progress):
+    """Draws every figure; returns (produced, skipped [(name, reason)], errors [(name,
+    message)])."""
     produced, skipped, errors = [], [], []
-    for name, figure in FIGURES:
+    for i, (name, figure) in enumerate(FIGURES, 1):
+        began = time.monotonic()
         try:
             produced.append(figure(rows, results_dir))
+            outcome = f"{len(produced[-1]['files'])} files"
         except plot.Skipped as why:
             skipped.append((name, str(why)))
+            outcome = "skipped"
         except Exception as error:  # one broken figure must not cost the others
             traceback.print_exc()
             errors.append((name, f"{type(error).__name__}: {error}"))
             plot.pyplot().close("all")
+            outcome = "FAILED"
+        progress(f"[{i}/{len(FIGURES)}] {name}: {outcome}, {time.monotonic() - began:.1f} s")
+    return produced, skipped, errors
+
+
+def _build(results_dir, series_from, progress):
+    start = time.monotonic()
+    doc = results.load_doc(results_dir)
+    rows = [results.flatten(r) for r in doc["runs"]]
+    progress(f"{len(rows)} runs read ({time.monotonic() - start:.1f} s)")
+    rerun_info = None
+    if series_from:
+        rerun_info = rerun.attach(results_dir, series_from, doc["runs"])
+        progress(f"series from {series_from}: {rerun_info['matched']} of "
+                 f"{rerun_info['total']} runs identical")
+    try:
+        produced, skipped, errors = _figures(rows, results_dir, progress)
+    finally:
+        rerun.detach(results_dir)
     table_entries = tables.write_tables(rows, results_dir)
     campaign = doc.get("campaign")
     campaign = campaign.get("name") if isinstance(campaign, dict) else campaign
     blocks = [("h", 1, f"cmbench report: campaign `{campaign}`")]
     blocks += context_blocks(doc, rows)
+    if rerun_info is not None:
+        blocks[-1][1].append(
+            f"series: from a re-run of the campaign (build `{rerun_info['git_sha']}`): "
+            f"{rerun_info['matched']} of {rerun_info['total']} runs with the same status, "
+            "metrics and work; the records and timings are this directory's")
+    blocks[-1][1].append(f"figures: {style.width_name()} column, {style.width():g} in wide, "
+                         f"text {style.MIN_FONT:g} pt")
     blocks.append(("h", 2, "Figures"))
     for fig in produced:
         blocks.append(("h", 3, fig["title"]))
@@ -182,6 +239,7 @@ def build(results_dir):
     blocks += [("h", 2, "All runs"), ("table", plot.SUMMARY_HEADER, plot.summary_rows(rows))]
     write(results_dir, "report.md", markdown(blocks))
     write(results_dir, "report.html", render_html(blocks, f"cmbench report: {campaign}"))
+    progress(f"tables and pages written ({time.monotonic() - start:.1f} s in all)")
     return blocks, produced, skipped, errors
 
 
@@ -198,14 +256,42 @@ def print_warning(message, category, filename, lineno, file=None, line=None):
         _show_warning(message, category, filename, lineno, file, line)
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    results_dir = sys.argv[1]
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog="python3 -m cmbench.report",
+        description="Figures, tables, report.md and report.html of a cmbench results "
+                    "directory (docs/report.md).")
+    parser.add_argument("results_dir", metavar="RESULTS_DIR",
+                        help="what `cmbench campaign` wrote (results.json, runs/, series/)")
+    parser.add_argument("--width", choices=sorted(style.WIDTHS), default=style.DEFAULT_WIDTH,
+                        help="figure width: single (3.5 in) or double (7 in) column; "
+                             "every text is 8 pt at that size (default: %(default)s)")
+    parser.add_argument("--names", metavar="FILE",
+                        help="JSON object of display names overriding the built-in ones: "
+                             '{"methods": {"index1": "KKT"}, ...} or flat {"index1": "KKT"}')
+    parser.add_argument("--series-from", metavar="DIR",
+                        help="read missing series CSVs from DIR, a re-run of the same "
+                             "campaign (only for runs with identical status, metrics, work)")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    opts = parse_args(sys.argv[1:] if argv is None else argv)
+    results_dir = opts.results_dir
     warnings.showwarning = print_warning
+
+    def progress(message):
+        print(f"{PROG}: {message}", file=sys.stderr, flush=True)
+
     try:
-        _, produced, skipped, errors = build(results_dir)
+        _, produced, skipped, errors = build(results_dir, opts.width, opts.names,
+                                             opts.series_from,
+                                             None if opts.quiet else progress)
     except results.BadInput as bad:
+        print(f"{PROG}: {bad}", file=sys.stderr)
+        return 2
+    except ValueError as bad:  # a bad --names file
         print(f"{PROG}: {bad}", file=sys.stderr)
         return 2
     files = sum(len(f["files"]) for f in produced)

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from .. import plot, results
+from .. import names, plot, rerun, style
 from ..plot import Skipped
 from .runs import result
 
@@ -85,14 +85,30 @@ def heatmap_grids(rows):
     return grids
 
 
-def _cost(grid):
-    """(label, {cell: value}): RHS calls when they differ across the grid, else run time."""
+def second_map(grid):
+    """What the right-hand map of a grid shows: (kind, label, {cell: value}, note). The gains
+    change the work of an adaptive stepper (its error is held by the tolerance) and the
+    accuracy of a fixed-step one (its work is fixed by dt): RHS calls when they differ across
+    the grid's successful cells; else the final error against the reference, with the note
+    that every cell made the same number of calls; else nothing (kind None). Never run time:
+    at equal work its differences are timing noise."""
     ok_cells = {k: r for k, r in grid["cells"].items() if r["status"] == "ok"}
     calls = {k: r["rhs_calls"] for k, r in ok_cells.items() if r["rhs_calls"] is not None}
-    times = {k: r["time"] for k, r in ok_cells.items() if r["time"] is not None}
-    if len(set(calls.values())) > 1 or not times:
-        return "RHS calls", calls
-    return "time [s]", times
+    if len(set(calls.values())) > 1:
+        return "calls", "RHS calls [–]", calls, ""
+    same = (f"{next(iter(calls.values())):,} RHS calls in every cell".replace(",", " ")
+            if calls else "")
+    errors = {k: r["final_error"] for k, r in ok_cells.items() if r["final_error"] is not None}
+    if errors:
+        unit = names.error_unit(grid["case"]["problem"])
+        return "error", "final error" + names.bracket(unit), errors, same
+    return None, "", {}, same
+
+
+def _compact(value):
+    """'2e-9' (no zero padding of the exponent: cell labels must be short)."""
+    mantissa, _, exponent = f"{value:.0e}".partition("e")
+    return f"{mantissa}e{int(exponent)}"
 
 
 def _draw_map(ax, grid, values, log, label, fmt):
@@ -114,72 +130,104 @@ def _draw_map(ax, grid, values, log, label, fmt):
     cmap = plot.pyplot().get_cmap("viridis")
     image = ax.imshow(np.ma.masked_invalid(data), origin="lower", cmap=cmap, norm=norm,
                       aspect="auto")
+    # Cell labels only where they fit the cell (MIN_FONT text).
+    fig = ax.figure
+    cell = style.panel_width(fig, ax) / max(1, len(alphas))
+    show = cell >= style.text_width("8e-10") + 0.04
     for (a, b), r in grid["cells"].items():
         x, y = alphas.index(a), betas.index(b)
         if r["status"] != "ok":
             ax.add_patch(Rectangle((x - 0.5, y - 0.5), 1, 1, facecolor="#d9d9d9",
                                    edgecolor="#404040", hatch="///", linewidth=0.5))
-            ax.text(x, y, r["status"], ha="center", va="center", fontsize=6,
-                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
-        elif np.isfinite(data[y, x]):
+            if show:
+                ax.text(x, y, r["status"], ha="center", va="center",
+                        bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
+        elif np.isfinite(data[y, x]) and show:
             shade = cmap(norm(data[y, x]))
             light = 0.299 * shade[0] + 0.587 * shade[1] + 0.114 * shade[2] > 0.5
-            ax.text(x, y, fmt(data[y, x]), ha="center", va="center", fontsize=6,
+            ax.text(x, y, fmt(data[y, x]), ha="center", va="center",
                     color="black" if light else "white")
     ax.set_xticks(range(len(alphas)), [f"{a:g}" for a in alphas])
     ax.set_yticks(range(len(betas)), [f"{b:g}" for b in betas])
     ax.set_xlabel("α [1/s]")
     ax.set_ylabel("β [1/s]")
     if finite.size:
-        ax.figure.colorbar(image, ax=ax, label=label, fraction=0.05)
+        ax.figure.colorbar(image, ax=ax, label=label, fraction=0.06, pad=0.03)
 
 
-def _index1_note(grid, what, cost_label=None):
+def _index1_note(grid, what):
+    """The index1 run of the same case, for a map of `what` (drift, calls or error)."""
     r = grid["index1"]
     if r is None:
         return ""
+    head = f"{names.method('index1')}: "
     if r["status"] != "ok":
-        return f"\nindex1: {r['status']}"
+        return head + r["status"]
     if what == "drift":
-        return f"\nindex1: {plot.fmt(drift_value(r)[0], '.1e')}"
-    if cost_label == "RHS calls":
-        return f"\nindex1: {r['rhs_calls']} calls"
-    return f"\nindex1: {plot.fmt(r['time'], '.3g')} s"
+        return head + _compact(drift_value(r)[0]) if drift_value(r)[0] else head + "–"
+    if what == "calls":
+        return head + f"{r['rhs_calls']} calls"
+    return head + (_compact(r["final_error"]) if r["final_error"] else "–")
 
 
 HEATMAP_DOC = "baumgarte_heatmaps.md"
 
 
+def _setting_text(row):
+    return f"{names.stepper(row['stepper'])} {row['setting']}"
+
+
+def _perturbation_display(row):
+    """', p = 0.001' / ', w = 0.01': the initial perturbation of a case."""
+    if row["perturbation_position"] is None and row["perturbation_velocity"] is None:
+        return ""
+    parts = [f"{k} = {v:g}" for k, v in (("p", row["perturbation_position"]),
+                                         ("w", row["perturbation_velocity"])) if v]
+    return ", " + ", ".join(parts) if parts else ", unperturbed"
+
+
+@style.figure_function
 def heatmaps(rows, results_dir):
     grids = heatmap_grids(rows)
     if not grids:
         raise Skipped("no baumgarte runs whose (alpha, beta) span at least a 2 × 2 grid")
-    plt = plot.pyplot()
     files, tables, text = [], [], ["# Baumgarte (α, β) grids", ""]
-    # One file per problem case (instance, horizon, initial condition), one row of two maps per
-    # stepper setting.
+    per_row = 2 if style.max_columns(3.2) >= 2 else 1
+    # One file per problem case (instance, horizon, initial condition), the maps of a stepper
+    # setting side by side (double width) or one above the other (single width).
     for which in dict.fromkeys(g["case"]["case_key"] for g in grids):
         mine = [g for g in grids if g["case"]["case_key"] == which]
         problem = mine[0]["case"]["problem_label"]
         name = slug(problem + perturbation_text(mine[0]["case"]).replace("=", ""))
-        width = 0.75 * max(len(g["alphas"]) for g in mine) + 2.2
-        height = 0.45 * max(len(g["betas"]) for g in mine) + 1.6
-        fig, axes = plt.subplots(len(mine), 2, figsize=(2 * width, height * len(mine)),
-                                 squeeze=False)
-        for (ax_d, ax_c), g in zip(axes, mine):
+        height = 0.22 * max(len(g["betas"]) for g in mine) + 1.05
+        fig, axes = style.grid(math.ceil(len(mine) * 2 / per_row), per_row, height)
+        flat = [ax for row in axes for ax in row]
+        for i, g in enumerate(mine):
+            ax_d, ax_c = flat[2 * i], flat[2 * i + 1]
             case = g["case"]
-            title = f"{problem}, {case['stepper']} {case['setting']}{perturbation_text(case)}"
+            head = (names.problem_label(problem) + _perturbation_display(case) + ", "
+                    + _setting_text(case))
             drifts = {k: drift_value(r)[0] for k, r in g["cells"].items() if r["status"] == "ok"}
             what = drift_value(case)[1]
-            _draw_map(ax_d, g, drifts, True, what, lambda v: f"{v:.0e}")
-            ax_d.set_title(f"{title}: {what}{_index1_note(g, 'drift')}", fontsize="small")
-            cost_label, costs = _cost(g)
-            _draw_map(ax_c, g, costs, max(costs.values(), default=1) >
-                      20 * min(costs.values(), default=1), cost_label,
-                      (lambda v: f"{v:.0f}") if cost_label == "RHS calls" else
-                      (lambda v: f"{v:.2g}"))
-            ax_c.set_title(f"{title}: {cost_label}{_index1_note(g, 'cost', cost_label)}",
-                           fontsize="small")
+            unit_p, unit_v = names.drift_units(case["problem"])
+            unit = unit_p if "Φ" in what else unit_v
+            _draw_map(ax_d, g, drifts, True, what + names.bracket(unit), _compact)
+            ax_d.set_title(style.fit_lines([head, f"{what}; {_index1_note(g, 'drift')}"],
+                                           style.panel_width(fig, ax_d) + 0.6, sep="\n"))
+            kind, label, values, note = second_map(g)
+            if kind is None:
+                ax_c.axis("off")
+                ax_c.text(0.5, 0.5, note or "no cost or error to show", ha="center",
+                          va="center", transform=ax_c.transAxes)
+            else:
+                log = max(values.values()) > 20 * min(values.values()) if kind == "calls" \
+                    else True
+                _draw_map(ax_c, g, values, log, label,
+                          (lambda v: f"{v:.0f}") if kind == "calls" else _compact)
+                what_c = "RHS calls" if kind == "calls" else "final error"
+                ax_c.set_title(style.fit_lines(
+                    [head, f"{what_c}; {_index1_note(g, kind)}", note],
+                    style.panel_width(fig, ax_c) + 0.6, sep="\n"))
             header = ["β \\ α"] + [f"{a:g}" for a in g["alphas"]]
             body = []
             for b in g["betas"]:
@@ -189,6 +237,7 @@ def heatmaps(rows, results_dir):
                     cells.append("–" if r is None else r["status"] if r["status"] != "ok"
                                  else plot.fmt(drifts.get((a, b)), ".2e"))
                 body.append([f"{b:g}"] + cells)
+            title = f"{problem}, {case['stepper']} {case['setting']}{perturbation_text(case)}"
             caption = f"{title}: {what} (rows β, columns α)"
             if g["index1"] is not None:
                 caption += (f"; index1 on the same case: {g['index1']['status']}, {what} "
@@ -196,16 +245,20 @@ def heatmaps(rows, results_dir):
             tables.append({"title": caption, "md": HEATMAP_DOC, "tex": None, "header": header,
                            "rows": body})
             text += [f"## {caption}", "", plot.markdown_table(header, body)]
-        fig.tight_layout()
+        style.finish(fig)
         files += plot.save(fig, results_dir, f"baumgarte_heatmap_{name}")
     with open(f"{results_dir}/{HEATMAP_DOC}", "w") as f:
         f.write("\n".join(text))
     return result("baumgarte_heatmaps", "Baumgarte gain study",
-                  "Per problem, stepper setting and initial perturbation: the constraint drift "
-                  "(log colour scale) and the cost (RHS calls, or run time when every cell "
-                  "makes the same number of calls) over the (α, β) grid of the baumgarte runs. "
-                  "Hatched grey cells did not end ok (their status is written in); the title "
-                  "quotes the index1 run of the same case.", files, tables, data=grids)
+                  "Per problem, stepper setting and initial perturbation, two maps over the "
+                  "(α, β) grid of the baumgarte runs: the constraint drift (log colour scale, "
+                  "in the units of the constraint rows) and what the gains change besides — the "
+                  "work (RHS calls) of an adaptive stepper, whose error the tolerance holds, or "
+                  "the final error against the reference of a fixed-step stepper, whose work dt "
+                  "fixes (the title says how many RHS calls every cell made). Run time is not "
+                  "shown: at equal work its differences are timing noise. Hatched grey cells "
+                  "did not end ok (their status is written in); each title quotes the index1 "
+                  "run of the same case.", files, tables, data=grids)
 
 
 # --- impulse response -------------------------------------------------------------------------
@@ -274,7 +327,7 @@ def impulse_cases(rows, results_dir):
         else:
             continue
         alpha, beta = gains(r)
-        data = results.series(results_dir, r)
+        data = rerun.series(results_dir, r)
         phis = _columns(data, "phi")
         if alpha is None or beta is None or not phis:
             continue
@@ -299,11 +352,7 @@ MAX_CASES_PER_PANEL = 6
 CASE_MARKERS = ["o", "s", "^", "D", "v", "P"]
 
 
-def _more_note(runs, pairs):
-    parts = [f"{n} more {what}" for n, what in ((runs, "runs"), (pairs, "gain pairs")) if n]
-    return f"\n({', '.join(parts)} in the table)" if parts else ""
-
-
+@style.figure_function
 def impulse(rows, results_dir):
     perturbed = [r for r in rows if r["method"] == "baumgarte"
                  and (r["perturbation_position"] or r["perturbation_velocity"])]
@@ -318,7 +367,11 @@ def impulse(rows, results_dir):
     present = [(response, k, text) for response in ("impulse", "free") for k, text in REGIMES
                if any(c["regime"] == k and c["kind"] == response for c in cases)]
     cols = max(sum(1 for p in present if p[0] == response) for response in ("impulse", "free"))
-    fig, axes, _ = plot.panels(len(present), cols, 4.4, 3.4)
+    cols = min(cols, style.max_columns(2.2))
+    fig, axes = style.flow(len(present), cols, 0.8 * style.width() / cols)
+    # A run's marker and colour by problem and stepper setting, the same in every panel.
+    run_styles, entries = {}, [("closed form", {"color": "black", "linestyle": "-"}, "line")]
+    notes = []
     for ax, (response, kind, text) in zip(axes, present):
         mine = [c for c in cases if c["regime"] == kind and c["kind"] == response]
         # One gain pair per panel: that of [Notes-Baumgarte-ja] when present, else the first run's.
@@ -343,26 +396,35 @@ def impulse(rows, results_dir):
         t_window = min(t_max, 1.3 * t[above[-1]]) if above.size else t_max
         keep = t <= t_window
         symbol = "w" if response == "impulse" else "p"
-        ax.plot(t[keep], shape[keep], color="black",
-                label=f"analytic {'h' if response == 'impulse' else 'g'}")
-        for i, c in enumerate(shown):
+        ax.plot(t[keep], shape[keep], color="black", linewidth=1.0)
+        deviations = []
+        for c in shown:
             r = c["row"]
+            who = (names.problem_label(r["problem_label"]), names.stepper(r["stepper"]),
+                   r["setting"])
+            if who not in run_styles:
+                i = len(run_styles)
+                run_styles[who] = {"color": plot.method_style("baumgarte")["color"] if i == 0
+                                   else f"C{i}", "marker": CASE_MARKERS[i % len(CASE_MARKERS)],
+                                   "markerfacecolor": "none", "linestyle": "none",
+                                   "markersize": 4.0}
+                entries.append((f"{who[0]}, {who[1]} {who[2]}", run_styles[who], "marker"))
             inside = np.nonzero(c["t"] <= t_window)[0]
             inside = inside[::max(1, len(inside) // 40)]
-            ax.plot(c["t"][inside], c["phi0"][inside], linestyle="none",
-                    marker=CASE_MARKERS[i % len(CASE_MARKERS)], markerfacecolor="none",
-                    color=plot.method_style("baumgarte")["color"] if i == 0 else f"C{i}",
-                    label=f"{r['problem_label']} {r['stepper']} {r['setting']}: "
-                          f"Φ_0/{symbol} (dev. {plot.fmt(c['deviation'], '.0e')})")
+            ax.plot(c["t"][inside], c["phi0"][inside], **run_styles[who])
+            deviations.append((dict(run_styles[who]), f"{plot.fmt(c['deviation'], '.0e')}"))
         more = len(mine) - len(shown)
-        ax.set_title(f"{text} (α={pair[0]:g}, β={pair[1]:g}), "
-                     f"{'velocity impulse w' if response == 'impulse' else 'offset p'}"
-                     + _more_note(more, others), fontsize="small")
-        ax.set_xlabel("time t [s]")
-        ax.set_ylabel(f"Φ_0 / {symbol}")
+        if more or others:
+            notes.append((text, response, more, others))
+        ax.set_title(style.fit_lines([f"{text} (α = {pair[0]:g}, β = {pair[1]:g})",
+                                      "velocity impulse w" if response == "impulse"
+                                      else "offset p"],
+                                     style.width() / cols - 0.5))
+        ax.set_xlabel("t [s]")
+        ax.set_ylabel(f"Φ_0 / {symbol}" + (" [s]" if response == "impulse" else " [–]"))
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="xx-small")
-    fig.tight_layout()
+        plot.number_legend(ax, deviations, "deviation", filled=False)
+    style.finish(fig, entries)
     files = plot.save(fig, results_dir, "impulse_response")
     table = []
     for c in cases:
@@ -384,9 +446,13 @@ def impulse(rows, results_dir):
                   "20, 10 when present): markers the "
                   "simulated Φ_0 normalized by the perturbation, lines the impulse response h "
                   "(Φ(0) = 0, Φ̇(0) = w) or the free response g (Φ(0) = p, Φ̇(0) = 0), up to "
-                  "its decay to 1 % of the peak. Per problem the run closest to the closed form "
-                  "is shown (dev.: max |simulated − analytic| / max |analytic|); the table "
-                  "lists every perturbed run.", files,
+                  "its decay to 1 % of the peak. Φ_0/w is in seconds (Φ_0 in the row's unit, w in "
+                  "that unit per second), Φ_0/p is dimensionless. Per problem the run closest "
+                  "to the closed form is shown, its marker the same in every panel; the small "
+                  "legend of a panel gives its deviation, max |simulated − analytic| / max "
+                  "|analytic|. The table lists every perturbed run"
+                  + (" (the panels show one gain pair each; the table holds the others)."
+                     if notes else "."), files,
                   [{"title": "Deviation from the analytic response", "md": IMPULSE_DOC,
                     "tex": None, "header": IMPULSE_HEADER, "rows": table}],
                   data=cases)

@@ -9,7 +9,7 @@ import statistics
 
 import numpy as np
 
-from .. import plot, results
+from .. import names, plot, rerun, results, style
 from ..plot import Skipped
 
 RESIDUAL_FLOOR = 1e-17  # log-scale figures draw smaller values (exact zeros) at this level
@@ -90,85 +90,101 @@ def _named_series(panel, points):
         return [s["key"] for s in panel["series"]], ""
     front = _front_series(panel, points)
     chosen = set(plot.spread(front, plot.MAX_SERIES))
-    if len(chosen) == len(front):
-        note = f"colour: the {len(front)} of {n} series on the Pareto front"
-    else:
-        note = (f"colour: {len(chosen)} of the {len(front)} series on the Pareto front"
-                + ("" if len(front) == n else f" ({n} in all)"))
+    note = (f"front: {len(chosen)} of {n}" if len(chosen) == len(front)
+            else f"front: {len(chosen)} of {len(front)} ({n} in all)")
     return [s["key"] for s in panel["series"] if s["key"] in chosen], note
 
 
-def _draw_wp_panel(ax, panel, points, steppers, faceted):
-    """Draws a panel; returns the labels it names."""
+def error_label(problem):
+    """'final error [m, m/s]': the largest absolute error over the scored outputs at t_end, in
+    the outputs' units (cmbench.names.error_unit)."""
+    return "final error" + names.bracket(names.error_unit(problem))
+
+
+def _panel_problem(panel):
+    return panel["series"][0]["runs"][0]["problem"]
+
+
+def _draw_wp_panel(ax, panel, points, styles, title_width):
+    """Draws a panel; returns (labels of the series it names, whether it greyed some)."""
     named, note = _named_series(panel, points)
     labels = []
     for s in panel["series"]:
         pts = points[s["key"]]
-        if s["key"] not in named:
-            style, label = plot.grey_style(s["method"]), None
+        st = styles[s["key"]]
+        if s["key"] in named:
+            labels.append(plot.series_label(s, panel))
         else:
-            label = plot.series_label(s, panel)
-            if note:  # colours run through the palette in legend order
-                style = plot.highlight_style(s["method"], named.index(s["key"]))
-            elif faceted:
-                style = plot.method_style(s["method"])
-            else:
-                style = plot.style_for(s["method"], s["stepper"], steppers)
-                if s["kind"] == "fixed":
-                    style["markerfacecolor"] = "none"
-            labels.append(label)
-        ax.loglog([p[0] for p in pts], [p[1] for p in pts], label=label, **style)
-    ax.set_title(plot.panel_title(panel) + (f"\n{note}" if note else ""), fontsize="small")
-    ax.set_xlabel("time per run [s] (min of repetitions)")
-    ax.set_ylabel("final error (max abs over outputs)")
+            st = style.grey_style(st)
+        ax.loglog([p[0] for p in pts], [p[1] for p in pts], **st)
+    ax.set_title(plot.display_title(panel, title_width) + (f"\n{note}" if note else ""))
     ax.grid(True, which="major", alpha=0.3)
-    return labels
+    return labels, bool(note)
 
 
+@style.figure_function
 def work_precision(rows, results_dir):
     series = [s for s in results.group_series(rows) if _wp_points(s)]
     if not series:
         raise Skipped("no successful run with both a final error (a reference) and a time")
     points = {s["key"]: _wp_points(s) for s in series}
-    steppers = sorted({s["stepper"] for s in series})
     plan, faceted = plot.facet_panels(series)
-    crowded = any(len(p["series"]) > plot.MAX_SERIES for p in plan)
-    width = 4.2 + (2.2 if crowded else 0)
-    fig, axes, spare = plot.facet_grid(plan, faceted, 3, width, 3.6)
-    panels = []
+    mixed = any(len({s["stepper"] for s in p["series"]}) > 1 for p in plan)
+    styles, entries = plot.series_styles(series, mixed)
+    fig, axes, layout = plot.facet_layout(
+        plan, faceted, flow_min=2.2 if style.width_name() == "double" else 1.7, aspect=0.9)
+    cols = max(len(row) for row in layout["rows"])
+    title_width = style.width() / cols - (0.2 if layout["faceted"] else 0.55)
+    panels, greyed = [], False
     for ax, panel in zip(axes, plan):
-        named = _draw_wp_panel(ax, panel, points, steppers, faceted)
-        if crowded:
-            plot.panel_legend(ax)
+        named, grey = _draw_wp_panel(ax, panel, points, styles, title_width)
+        greyed |= grey
+        if not layout["faceted"]:
+            ax.set_ylabel(error_label(_panel_problem(panel)))
         panels.append({"title": plot.panel_title(panel), "series": len(panel["series"]),
                        "named": named,
                        "runs": sum(len(points[s["key"]]) for s in panel["series"])})
-    if not crowded:
-        plot.shared_legend(fig, axes, spare)
-    else:
-        fig.tight_layout()
-    return result("work_precision", "Work-precision diagrams", _wp_caption(faceted, crowded),
+    row_problem = {}
+    for ax, panel in zip(axes, plan):
+        for r, row in enumerate(layout["rows"]):
+            if ax in row:
+                row_problem.setdefault(r, _panel_problem(panel))
+    plot.label_grid(layout, "run time [s]", lambda r: error_label(row_problem.get(r)))
+    for ax in axes:
+        plot.at_least_a_decade(ax)
+    if greyed:
+        entries.append(("not on the Pareto front", style.grey_style({"marker": "o"}), "both"))
+    style.finish(fig, entries)
+    crowded = any(len(p["series"]) > plot.MAX_SERIES for p in plan)
+    return result("work_precision", "Work-precision diagrams",
+                  _wp_caption(layout["faceted"] or faceted, crowded, mixed),
                   plot.save(fig, results_dir, "work_precision"),
                   data={"faceted": faceted, "panels": panels})
 
 
-def _wp_caption(faceted, crowded):
+def _wp_caption(faceted, crowded, mixed):
     layout = ("a row of panels per problem case, a column per stepper, the panels of a row "
               f"sharing their axes (a case holds more than {plot.MAX_SERIES} series)" if faceted
               else "one panel per problem case")
-    text = ("Final error against run time (minimum of the timed repetitions), one line per "
-            "series — runs that differ only in the swept tolerance or step size (method "
-            f"parameter variants, steppers and initial perturbations apart); {layout}.")
+    text = ("Final error (the largest absolute error over the problem's scored outputs at "
+            "t_end, in their units) against run time (minimum of the timed repetitions), "
+            "log-log, one line per series — runs that differ only in the swept tolerance or "
+            "step size (method parameter variants, steppers and initial perturbations apart); "
+            f"{layout}. Colour, marker and line style give the method (the same in every "
+            "figure); Index-1 KKT's large circle lies under Gauss QP's cross where both give "
+            "the same solution, SVD null space's large triangle under Udwadia–Kalaba's plus.")
+    if mixed:
+        text += (" Where a panel mixes steppers the line style gives the stepper and fixed-step "
+                 "steppers have hollow markers.")
+    text += (" Parameter variants of a method are coloured by the value of their first "
+             "varying parameter and marked by the second; the legend has one entry per method, "
+             "per parameter value and per stepper.")
     if crowded:
-        return text + (f" In a panel with more than {plot.MAX_SERIES} series only those "
-                       "with a run on the panel's Pareto front (no other run both faster and "
-                       f"more accurate) are coloured and named in its legend, at most "
-                       f"{plot.MAX_SERIES} spread along the front; the others are light "
-                       "grey. Colours tell the named series of a panel apart, markers give "
-                       "the method.")
-    return text + (" Colour and marker give the method" +
-                   ("." if faceted else ", line style the stepper; hollow markers: "
-                    "fixed-step steppers."))
+        text += (f" In a panel with more than {plot.MAX_SERIES} series only those with a run "
+                 "on the panel's Pareto front (no other run both faster and more accurate) are "
+                 f"drawn in colour, at most {plot.MAX_SERIES} spread along the front (the title "
+                 "says how many); the others are light grey.")
+    return text
 
 
 # --- drift and energy over time ---------------------------------------------------------------
@@ -181,7 +197,7 @@ def _chosen_series(rows, results_dir, need):
         reps, stepper = representatives(rows, case)
         picked = []
         for method, r in sorted(reps.items(), key=lambda kv: plot.method_order(kv[0])):
-            data = results.series(results_dir, r)
+            data = rerun.series(results_dir, r)
             if data and all(c in data for c in need) and len(data["t"]) > 1:
                 picked.append((r, data))
         if picked:
@@ -189,48 +205,74 @@ def _chosen_series(rows, results_dir, need):
     return out
 
 
-def _semilogy(ax, r, t, values, label):
-    style = plot.method_style(r["method"])
-    style["markevery"] = max(1, len(t) // 10)
-    ax.semilogy(t, np.maximum(np.abs(values), RESIDUAL_FLOOR), label=label, **style)
+def _semilogy(ax, r, t, values):
+    st = plot.method_style(r["method"])
+    st["markevery"] = max(1, len(t) // 10)
+    st["markersize"] = st["markersize"] * 0.85
+    ax.semilogy(t, np.maximum(np.abs(values), RESIDUAL_FLOOR), **st)
 
 
+def method_entries(methods):
+    """Legend entries of methods (one each, in the order of METHOD_STYLE)."""
+    return [(names.method(m), plot.method_style(m), "both")
+            for m in sorted(set(methods), key=plot.method_order)]
+
+
+def _case_title(problem_label, case, stepper, width_in):
+    """Case (display names) and the representative stepper, packed into lines."""
+    parts = plot.case_parts({"case_label": case, "runs": [{"problem_label": problem_label}]})
+    return style.fit_lines(parts + [names.stepper(stepper)], width_in)
+
+
+@style.figure_function
 def drift(rows, results_dir):
     chosen = _chosen_series(rows, results_dir, ("t", "position_residual", "velocity_residual"))
     if not chosen:
         raise Skipped("no series CSV with position and velocity residuals for a successful run")
     problems = list(chosen)
-    fig, axes, spare = plot.panels(2 * len(problems), 4, 3.4, 2.9)
+    cols = 2 * max(1, style.max_columns(3.2))
+    row_height = 0.9 * style.width() / cols
+    fig, axes = style.flow(2 * len(problems), cols, row_height)
+    title_width = style.width() / cols - 0.55
+    methods = []
     for i, problem in enumerate(problems):
         stepper, picked = chosen[problem]
         ax_p, ax_v = axes[2 * i], axes[2 * i + 1]
+        problem_id = picked[0][0]["problem"]
+        unit_p, unit_v = names.drift_units(problem_id)
         holonomic = any((r["mh"] or 0) > 0 for r, _ in picked)
         for r, data in picked:
             t = data["t"][1:]
             if holonomic:
-                _semilogy(ax_p, r, t, data["position_residual"][1:], r["method"])
-            _semilogy(ax_v, r, t, data["velocity_residual"][1:], r["method"])
+                _semilogy(ax_p, r, t, data["position_residual"][1:])
+            _semilogy(ax_v, r, t, data["velocity_residual"][1:])
+            methods.append(r["method"])
+        title = _case_title(picked[0][0]["problem_label"], problem, stepper, title_width)
         if not holonomic:
-            ax_p.text(0.5, 0.5, f"{problem}:\nno holonomic rows", ha="center", va="center",
+            ax_p.text(0.5, 0.5, "no holonomic rows", ha="center", va="center",
                       transform=ax_p.transAxes)
             ax_p.axis("off")
-        ax_p.set_title(f"{problem}: position ({stepper})", fontsize="small")
-        ax_v.set_title(f"{problem}: velocity ({stepper})", fontsize="small")
-        ax_p.set_ylabel("max |Φ_i|")
-        ax_v.set_ylabel("max |ψ_i|")
+        ax_p.set_title(title)
+        ax_v.set_title(title)
+        ax_p.set_ylabel(style.label("max |Φ_i|", unit_p, row_height - 0.5))
+        ax_v.set_ylabel(style.label("max |ψ_i|", unit_v, row_height - 0.5))
         for ax in (ax_p, ax_v):
-            ax.set_xlabel("time t [s]")
+            ax.set_xlabel("t [s]")
             ax.grid(True, alpha=0.3)
-    plot.shared_legend(fig, axes, spare)
+    style.finish(fig, method_entries(methods))
     return result("drift", "Constraint drift over time",
                   "Position residual max|Φ_i| (left of each pair) and velocity residual "
                   "max|ψ_i| (right) against time for one run per method: the stepper most "
                   "methods ran, at its tightest tolerance (the configuration of each run is in "
-                  f"the drift and energy table). Values below {RESIDUAL_FLOOR:g} are drawn at "
+                  "the drift and energy table). Units are those of the problem's constraint "
+                  "rows: m for loop closures, m² where a row is |r|² − L² (pendulums), several "
+                  "where the rows mix them; ψ is Φ's unit per second, or a velocity for "
+                  f"nonholonomic rows. Values below {RESIDUAL_FLOOR:g} are drawn at "
                   f"{RESIDUAL_FLOOR:g}.",
                   plot.save(fig, results_dir, "drift"))
 
 
+@style.figure_function
 def energy(rows, results_dir):
     with_energy = [r for r in rows if r["has_energy"]]
     if not with_energy:
@@ -239,16 +281,20 @@ def energy(rows, results_dir):
     if not chosen:
         raise Skipped("no series CSV with an energy_error column for a successful run")
     problems = list(chosen)
-    fig, axes, spare = plot.panels(len(problems), 3, 4.2, 3.2)
+    cols = min(len(problems), style.max_columns(2.2))
+    fig, axes = style.flow(len(problems), cols, 0.8 * style.width() / cols)
+    title_width = style.width() / cols - 0.55
+    methods = []
     for ax, problem in zip(axes, problems):
         stepper, picked = chosen[problem]
         for r, data in picked:
-            _semilogy(ax, r, data["t"][1:], data["energy_error"][1:], r["method"])
-        ax.set_title(f"{problem} ({stepper})", fontsize="small")
-        ax.set_xlabel("time t [s]")
-        ax.set_ylabel("|E − E0|")
+            _semilogy(ax, r, data["t"][1:], data["energy_error"][1:])
+            methods.append(r["method"])
+        ax.set_title(_case_title(picked[0][0]["problem_label"], problem, stepper, title_width))
+        ax.set_xlabel("t [s]")
+        ax.set_ylabel("|E − E0| [J]")
         ax.grid(True, alpha=0.3)
-    plot.shared_legend(fig, axes, spare)
+    style.finish(fig, method_entries(methods))
     return result("energy", "Energy error over time",
                   "Energy error |E − E0| against time on the problems with an energy invariant, "
                   "one run per method, chosen as for the drift figure. Values below "
@@ -364,7 +410,7 @@ def _named_fits(panel):
                           plot.MAX_SERIES - len(fitted))
     chosen = {f["key"] for f in fitted + rest}
     return ([f["key"] for f in panel["series"] if f["key"] in chosen],
-            f"colour: {len(chosen)} of {n} series, the rest grey")
+            f"{len(chosen)} of {n} named")
 
 
 def _range_lines(ax, panel):
@@ -373,45 +419,43 @@ def _range_lines(ax, panel):
     runs = [r for f in panel["series"] for r in ok(f["runs"]) if r["final_error"] is not None]
     classes = {p[2] for f in panel["series"] for p in f["points"]}
     bounds = [("floor", {FLOOR_FACTOR * (r["reference_accuracy"] or 0.0) for r in runs},
-               f"{FLOOR_FACTOR}× the reference's accuracy", "bottom"),
+               f"{FLOOR_FACTOR}× reference accuracy", "bottom"),
               ("large", {LARGE_FRACTION * (r["output_scale"] or 1.0) for r in runs},
-               f"{LARGE_FRACTION:.0%} of the output scale: errors O(1) above", "top")]
+               f"{LARGE_FRACTION:.0%} of output scale", "top")]
     for kind, values, text, side in bounds:
         if kind in classes and len(values) == 1 and min(values) > 0:
             y = values.pop()
             ax.axhline(y, color="0.45", linestyle=(0, (4, 3)), linewidth=0.8, zorder=0)
-            ax.text(0.01, y, text, transform=ax.get_yaxis_transform(), fontsize="xx-small",
-                    color="0.35", va=side)
+            ax.text(0.02, y, text, transform=ax.get_yaxis_transform(), color="0.35", va=side)
 
 
-def _draw_convergence_panel(ax, panel, steppers):
+def _draw_convergence_panel(ax, panel, styles, title_width):
     named, note = _named_fits(panel)
-    dts = set()
+    dts, orders = set(), []
     for fit in panel["series"]:
         pts = [p for p in fit["points"] if p[1] > 0]
+        st = dict(styles[fit["key"]])
         if fit["key"] not in named:
-            style, label = plot.grey_style(fit["method"]), None
-        else:
-            style = (plot.highlight_style(fit["method"], named.index(fit["key"])) if note
-                     else plot.style_for(fit["method"], fit["stepper"], steppers))
-            label = plot.series_label(fit, panel) + (
-                f": p = {fit['slope']:.2f}" if fit["slope"] is not None else ": no fit")
+            st = style.grey_style(st)
+        elif fit["slope"] is not None:
+            orders.append((st, f"{fit['slope']:.2f}"))
         # Filled only where a point entered a fitted order: the reader sees what p rests on.
-        ax.loglog([p[0] for p in pts], [p[1] for p in pts], label=label,
-                  markerfacecolor="white", **style)
+        ax.loglog([p[0] for p in pts], [p[1] for p in pts], **dict(st, markerfacecolor="white"))
         fitted = [p for p in pts if p[2] == "fitted"]
         if fitted:
             ax.loglog([p[0] for p in fitted], [p[1] for p in fitted],
-                      **dict(style, linestyle="none", zorder=style.get("zorder", 2) + 0.1))
+                      **dict(st, linestyle="none", markerfacecolor=st.get("color"),
+                             zorder=st.get("zorder", 2) + 0.1))
         dts.update(p[0] for p in pts)
     _range_lines(ax, panel)
+    plot.at_least_a_decade(ax, x=False)
     ax.set_xticks(sorted(dts), [f"{dt:g}" for dt in sorted(dts)])
     ax.xaxis.set_minor_formatter(plot.null_formatter())
-    ax.set_title(plot.panel_title(panel) + (f"\n{note}" if note else ""), fontsize="small")
+    ax.set_title(plot.display_title(panel, title_width) + (f"\n{note}" if note else ""))
     ax.set_xlabel("step size dt [s]")
-    ax.set_ylabel("final error (max abs over outputs)")
+    ax.set_ylabel(error_label(_panel_problem(panel)))
     ax.grid(True, which="major", alpha=0.3)
-    plot.panel_legend(ax)
+    plot.number_legend(ax, orders, "p")
 
 
 CONVERGENCE_HEADER = ["problem", "method", "stepper", "nominal order", "dt range",
@@ -428,6 +472,7 @@ def convergence_table(fits):
             for f in fits]
 
 
+@style.figure_function
 def convergence(rows, results_dir):
     fits = convergence_fits(rows)
     if not fits:
@@ -436,12 +481,20 @@ def convergence(rows, results_dir):
     if not drawn:
         raise Skipped("fixed-step sweeps exist, but none has a successful run with a "
                       "positive error against the reference")
-    steppers = sorted({f["stepper"] for f in drawn})
     plan, faceted = plot.facet_panels(drawn)
-    fig, axes, _ = plot.facet_grid(plan, faceted, 3, 6.6, 3.6)
+    mixed = any(len({f["stepper"] for f in p["series"]}) > 1 for p in plan)
+    styles, entries = plot.series_styles(drawn, mixed)
+    fig, axes, layout = plot.facet_layout(plan, faceted, facet_min=2.2, aspect=0.85)
+    cols = max(len(row) for row in layout["rows"])
     for ax, panel in zip(axes, plan):
-        _draw_convergence_panel(ax, panel, steppers)
-    fig.tight_layout()
+        _draw_convergence_panel(ax, panel, styles, style.width() / cols - 0.55)
+    crowded = any(len(p["series"]) > plot.MAX_SERIES for p in plan)
+    entries += [("in the fit", {"color": "0.3", "marker": "o", "markersize": 4}, "marker"),
+                ("left out", {"color": "0.3", "marker": "o", "markersize": 4,
+                              "markerfacecolor": "white"}, "marker")]
+    if crowded:
+        entries.append(("not named (grey)", style.grey_style({"marker": "o"}), "both"))
+    style.finish(fig, entries)
     files = plot.save(fig, results_dir, "convergence")
     table = convergence_table(fits)
     with open(f"{results_dir}/convergence_table.md", "w") as f:
@@ -454,10 +507,12 @@ def convergence(rows, results_dir):
         f"below {LARGE_FRACTION:.0%} of the output scale (the median |reference value| of the "
         f"scored outputs at t_end); dashed lines mark these bounds where they leave points "
         f"out — from at least {MIN_POINTS} points "
-        "whose error falls with dt, and kept only within [0.5, nominal + 2]; the legend "
-        "gives p only for such fits ('no fit' otherwise, the reason in the table). Filled "
-        "markers: points in a fit; hollow: the rest.")
-    if any(len(p["series"]) > plot.MAX_SERIES for p in plan):
+        "whose error falls with dt, and kept only within [0.5, nominal + 2]. The small "
+        "legend in a panel gives p of each fitted series by its marker and colour (the "
+        "figure's legend names the methods); series without a fit are not listed there, and a "
+        "panel without such a legend has no fitted order (the reasons are in the table). Filled markers: points in a fit; hollow: the rest. Errors "
+        "are in the units of the problem's outputs.")
+    if crowded:
         caption += (f" A panel with more than {plot.MAX_SERIES} series names "
                     f"{plot.MAX_SERIES} in colour (those with a fitted order first, then "
                     "others spread over the errors at the smallest step) and draws the rest "
@@ -502,28 +557,41 @@ SCALING_HEADER = ["panel", "method", "problem sizes", "nq range",
                   "cost per RHS call at smallest nq [s]", "log-log slope"]
 
 
+@style.figure_function
 def scaling(rows, results_dir):
     panels_ = scaling_points(rows)
     if not panels_:
         raise Skipped("fewer than two problem sizes (nq) with timed successful runs")
-    fig, axes, _ = plot.panels(len(panels_), 3, 4.4, 3.6)
-    table, slopes = [], {}
+    cols = min(len(panels_), style.max_columns(2.2))
+    fig, axes = style.flow(len(panels_), cols, 0.85 * style.width() / cols)
+    table, slopes, methods = [], {}, []
     for ax, (panel, by_method) in zip(axes, panels_.items()):
+        merged = panel == "all problems"
+        legend = []
         for method, pts in sorted(by_method.items(), key=lambda kv: plot.method_order(kv[0])):
             fit = plot.loglog_fit([p[0] for p in pts], [p[1] for p in pts])
             slope = fit[0] if fit else None
             slopes[(panel, method)] = slope
-            label = method if slope is None else f"{method}: slope {slope:.2f}"
-            ax.loglog([p[0] for p in pts], [p[1] for p in pts], label=label,
-                      **plot.method_style(method))
+            st = plot.method_style(method)
+            nq = [p[0] for p in pts]
+            if merged:  # several families: their points, and the fitted power law as the line
+                ax.loglog(nq, [p[1] for p in pts], **dict(st, linestyle="none"))
+                if fit:
+                    x = np.geomspace(min(nq), max(nq), 20)
+                    ax.loglog(x, fit[1] * x ** fit[0], **dict(st, marker="none"))
+            else:
+                ax.loglog(nq, [p[1] for p in pts], **st)
+            methods.append(method)
+            if slope is not None:
+                legend.append((st, f"{slope:.2f}"))
             table.append([panel, method, str(len(pts)), f"{pts[0][0]} … {pts[-1][0]}",
                           f"{pts[0][1]:.3g}", "–" if slope is None else f"{slope:.3f}"])
-        ax.set_title(panel)
-        ax.set_xlabel("coordinates nq")
+        ax.set_title(panel if merged else names.problem(panel))
+        ax.set_xlabel("coordinates nq [–]")
         ax.set_ylabel("time per RHS call [s]")
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize="xx-small")
-    fig.tight_layout()
+        plot.number_legend(ax, legend, "slope")
+    style.finish(fig, method_entries(methods))
     files = plot.save(fig, results_dir, "scaling")
     with open(f"{results_dir}/scaling_table.md", "w") as f:
         f.write(plot.markdown_table(SCALING_HEADER, table))
@@ -531,8 +599,10 @@ def scaling(rows, results_dir):
                   "Run time (minimum of the repetitions, else the instrumented run) divided by "
                   "the number of RHS calls, against the number of coordinates nq (log-log); per "
                   "method the median over its successful runs of each problem instance, with "
-                  "the least-squares log-log slope in the legend. One panel per problem family "
-                  "with several sizes, and one over all problems.", files,
+                  "the least-squares log-log slope in the small legend of the panel (by the "
+                  "method's marker and colour). One panel per problem family with several "
+                  "sizes, and one over all problems, where the points of different families "
+                  "are not joined: its lines are the fitted power laws.", files,
                   [{"title": "Scaling slopes", "md": "scaling_table.md", "tex": None,
                     "header": SCALING_HEADER, "rows": table}],
                   data=slopes)
