@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""The generator itself (python3 -m cmbench.derive): what it derives is exact, what it refuses it
+names, and --check tells a current generated file from a stale or missing one.
+Usage: PYTHONPATH=python test_generator.py   (unittest; exit 0 when every test passes)
+"""
+import copy
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import sympy as sm
+
+from cmbench.derive import ModelError, derive
+from cmbench.derive.__main__ import ROOT
+from cmbench.derive.model import T, arrays, read_model
+
+q0, q1, q2, v0, v1, v2, t, r = sm.symbols("q0 q1 q2 v0 v1 v2 t r")
+DOC = "toy — a test model.\n\nNothing more.\n"
+# A particle in 3-D on a sphere whose radius r (1 + sin t / 10) breathes (rheonomic holonomic
+# row), with a nonholonomic row whose matrix and right-hand side depend on q and t.
+TOY = dict(
+    id="toy", title="Toy", summary="toy", source="none", t_end=1.0, time=t,
+    coordinates=[q0, q1, q2], speeds=[v0, v1, v2],
+    kinetic=(v0**2 + v1**2 + v2**2) / 2, potential=q2,
+    holonomic=[q0**2 + q1**2 + q2**2 - (r * (1 + sm.sin(t) / 10))**2],
+    nonholonomic=[q1 * v0 - sm.cos(t) * v2 + t * q0],
+    parameters={r: (1.0, "radius", "> 0")},
+    initial={q0: r, q1: 0, q2: 0, v0: r / 10, v1: sm.Rational(1, 2), v2: 0},
+    outputs={"x": q0},
+)
+
+
+def model(**changes):
+    declared = copy.copy(TOY)
+    for key, value in changes.items():
+        if value is None:
+            declared.pop(key)
+        else:
+            declared[key] = value
+    return read_model("toy.py", DOC, declared)
+
+
+class Derivation(unittest.TestCase):
+    def test_gamma_is_the_second_time_derivative_of_every_row(self):
+        """Along any curve q(t), d/dt of each row's velocity form equals J q̈ − γ: γ is exact,
+        time terms included, and ν is −Φ_t on the holonomic row and c on the nonholonomic one."""
+        eq = derive(model())
+        curve = [sm.Function(f"f{i}")(T) for i in range(3)]
+        on_curve = {**dict(zip(arrays("q", 3), curve)),
+                    **dict(zip(arrays("v", 3), [c.diff(T) for c in curve])),
+                    sm.Symbol("k[0]"): r}
+        J, nu, gamma = (eq.jacobian.xreplace(on_curve), eq.velocity_rhs.xreplace(on_curve),
+                        eq.gamma.xreplace(on_curve))
+        qdd = sm.Matrix([c.diff(T, 2) for c in curve])
+        qd = sm.Matrix([c.diff(T) for c in curve])
+        phi = eq.constraints.xreplace(on_curve)[0]
+        # dΦ/dt along the curve = J q̇ + Φ_t, so ν = −Φ_t = J q̇ − dΦ/dt.
+        self.assertEqual(sm.simplify(nu[0] - ((J[0, :] * qd)[0] - phi.diff(T))), 0)
+        self.assertEqual(sm.simplify(phi.diff(T, 2) - ((J * qdd)[0] - gamma[0])), 0)
+        g = TOY["nonholonomic"][0].xreplace({q0: curve[0], q1: curve[1], q2: curve[2], v0: qd[0],
+                                              v1: qd[1], v2: qd[2]})
+        self.assertEqual(sm.simplify((J[1, :] * qd)[0] - nu[1] - g), 0)
+        self.assertEqual(sm.simplify(g.diff(T) - ((J * qdd)[1] - gamma[1])), 0)
+
+    def test_tags_say_what_the_rows_are(self):
+        self.assertEqual(derive(model()).tags, ["nonholonomic", "rheonomic"])
+        scleronomic = model(holonomic=[q0**2 + q1**2 + q2**2 - r**2], nonholonomic=None,
+                            initial={q0: r, q1: 0, q2: 0, v0: 0, v1: 1, v2: 0})
+        self.assertEqual(derive(scleronomic).tags, [])
+        self.assertIsNone(derive(scleronomic).velocity_rhs)
+
+    def test_lagrange_equations_of_a_known_system(self):
+        """A pendulum in polar-like coordinates with a rate-dependent force: M = diag(1, q0²),
+        Q = (q0 v1² − 1 − v0, −2 q0 v0 v1) for T = (v0² + q0² v1²)/2, V = q0, F = (−v0, 0)."""
+        eq = derive(model(kinetic=(v0**2 + q0**2 * v1**2 + v2**2) / 2, potential=q0,
+                          forces=[-v0, 0, 0], nonholonomic=None,
+                          holonomic=[q2], initial={q0: 1, q1: 0, q2: 0, v0: 0, v1: 1, v2: 0}))
+        p, w = arrays("q", 3), arrays("v", 3)
+        self.assertEqual(eq.mass_matrix, sm.diag(1, p[0]**2, 1))
+        expected = sm.Matrix([p[0] * w[1]**2 - 1 - w[0], -2 * p[0] * w[0] * w[1], 0])
+        self.assertEqual(sm.simplify(eq.forces - expected), sm.zeros(3, 1))
+
+
+class Refusals(unittest.TestCase):
+    def refused(self, phrase, **changes):
+        with self.assertRaises(ModelError) as caught:
+            derive(model(**changes))
+        self.assertIn(phrase, str(caught.exception))
+
+    def test_unknown_key(self):
+        self.refused("unknown key(s) mass", mass=1)
+
+    def test_undeclared_symbol(self):
+        self.refused("undeclared symbol(s) a", holonomic=[q0 - sm.Symbol("a")])
+
+    def test_potential_with_speeds(self):
+        self.refused("may not depend on the speeds", potential=v0)
+
+    def test_initial_state_with_coordinates(self):
+        self.refused("may not depend on the coordinates", initial={**TOY["initial"], v1: q0})
+
+    def test_nonholonomic_row_not_affine(self):
+        self.refused("affine in the speeds", nonholonomic=[v0**2])
+
+    def test_kinetic_energy_not_quadratic(self):
+        self.refused("quadratic in the speeds", kinetic=v0**3 + v1**2 + v2**2)
+
+    def test_inconsistent_initial_state(self):
+        self.refused("violates the constraints", initial={**TOY["initial"], v0: 0})
+
+    def test_missing_initial_value(self):
+        self.refused("no value for v2", initial={q0: r, q1: 0, q2: 0, v0: r / 10, v1: 1})
+
+    def test_both_kinetic_and_mass_matrix(self):
+        self.refused("either kinetic", mass_matrix=sm.eye(3))
+
+    def test_symbol_declared_twice(self):
+        self.refused("declared as coordinates or speeds and as parameters", parameters={q0: (1.0, "x")})
+
+    def test_default_outside_its_range(self):
+        self.refused("outside its range", parameters={r: (-1.0, "radius", "> 0")})
+
+    def test_summary_line_names_the_id(self):
+        with self.assertRaises(ModelError) as caught:
+            read_model("toy.py", "other — a test model.\n", TOY)
+        self.assertIn("first line", str(caught.exception))
+
+    def test_reference_outputs_must_match(self):
+        a, b = sm.symbols("a b")
+        self.refused("output names", reference=dict(
+            coordinates=[a], speeds=[b], kinetic=b**2 / 2, initial={a: 1, b: 0}, outputs={"y": a},
+            provenance="p", accuracy=1e-10))
+
+    def test_reference_must_start_where_the_model_starts(self):
+        a, b = sm.symbols("a b")
+        self.refused("does not start where", reference=dict(
+            coordinates=[a], speeds=[b], kinetic=b**2 / 2, initial={a: 2, b: 0}, outputs={"x": a},
+            provenance="p", accuracy=1e-10))
+
+
+class CommandLine(unittest.TestCase):
+    MODEL = os.path.join(ROOT, "tests", "derive", "models", "driven_knife_edge.py")
+
+    def derive_cli(self, *args):
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+        return subprocess.run([sys.executable, "-m", "cmbench.derive", *args], env=env,
+                              capture_output=True, text=True)
+
+    def test_check_finds_missing_stale_and_current_files(self):
+        with tempfile.TemporaryDirectory() as out:
+            missing = self.derive_cli(self.MODEL, "--out", out, "--check")
+            self.assertEqual(missing.returncode, 1)
+            self.assertEqual(self.derive_cli(self.MODEL, "--out", out).returncode, 0)
+            self.assertEqual(self.derive_cli(self.MODEL, "--out", out, "--check").returncode, 0)
+            with open(os.path.join(out, "driven_knife_edge.inc"), "a") as f:
+                f.write("// edited\n")
+            stale = self.derive_cli(self.MODEL, "--out", out, "--check")
+            self.assertEqual(stale.returncode, 1)
+            self.assertIn("driven_knife_edge.inc", stale.stderr)
+            self.assertNotIn("driven_knife_edge.cpp", stale.stderr)
+
+    def test_a_model_not_in_the_form_exits_2_naming_the_problem(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "bad.py")
+            with open(path, "w") as f:
+                f.write('"""bad — no model."""\nMODEL = dict(id="bad")\n')
+            result = self.derive_cli(path, "--out", folder)
+            self.assertEqual(result.returncode, 2)
+            self.assertIn("missing key(s) title", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

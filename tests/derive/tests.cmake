@@ -1,0 +1,13 @@
+# ctests of the sympy-model generator (python3 -m cmbench.derive), included from
+# tests/CMakeLists.txt; its C++ tests (tests/derive/*.cpp) are part of cmb_tests.
+# The generated files of the models in the declared form are what the generator writes now.
+add_test(NAME driven_knife_edge_generated_code_is_current
+         COMMAND ${CMB_PYTHON} -m cmbench.derive
+                 ${CMAKE_CURRENT_SOURCE_DIR}/derive/models/driven_knife_edge.py
+                 --out ${CMAKE_CURRENT_SOURCE_DIR}/derive/generated --check)
+# The generator's derivation (γ exact for rheonomic and nonholonomic rows), its refusals and
+# --check.
+add_test(NAME derive_generator_derives_refuses_and_checks
+         COMMAND ${CMB_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/derive/test_generator.py)
+# The Python of this folder (tests and test-only models) is clean under pyflakes3 too.
+add_test(NAME derive_tests_pass_pyflakes COMMAND pyflakes3 ${CMAKE_CURRENT_SOURCE_DIR}/derive)
