@@ -222,6 +222,7 @@ def number_legend(ax, entries, title, filled=True):
                                    "marker") for st, _ in entries]
     ax.legend(handles, [text for _, text in entries], title=title, loc="best",
               ncol=2 if len(entries) > 4 else 1, handlelength=1.0, handletextpad=0.3,
+              markerscale=0.7,
               columnspacing=0.6, borderpad=0.3, labelspacing=0.2, framealpha=0.85,
               edgecolor="none")
 

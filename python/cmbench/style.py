@@ -339,8 +339,13 @@ def grid(nrows, ncols, row_height):
     return fig, [list(row) for row in axes]
 
 
+MAX_ROW_HEIGHT = 3.0  # inches: a lone panel of a double-column figure stays wide, not square
+
+
 def flow(n, cols, row_height):
-    """A figure with n panels in rows of `cols` (spares hidden): (fig, the n axes)."""
+    """A figure with n panels in rows of `cols` (spares hidden), rows at most MAX_ROW_HEIGHT
+    high: (fig, the n axes)."""
+    row_height = min(row_height, MAX_ROW_HEIGHT)
     cols = max(1, min(cols, n))
     rows = math.ceil(n / cols)
     fig, axes = grid(rows, cols, row_height)
@@ -374,7 +379,7 @@ def finish(fig, entries=(), pad=0.04):
     panels keep theirs), then tight_layout."""
     entries = list(entries)
     if not entries:
-        fig.tight_layout(pad=0.3, h_pad=1.0, w_pad=0.8)
+        fig.tight_layout(pad=0.6, h_pad=1.0, w_pad=0.8)
         return
     handles = [legend_handle(style, kind) for _, style, kind in entries]
     labels = [label for label, _, _ in entries]
@@ -390,7 +395,7 @@ def finish(fig, entries=(), pad=0.04):
             break
     extra = legend.get_window_extent(renderer).height / fig.dpi + pad
     fig.set_size_inches(w, h + extra)
-    fig.tight_layout(pad=0.3, h_pad=1.0, w_pad=0.8, rect=(0, extra / (h + extra), 1, 1))
+    fig.tight_layout(pad=0.6, h_pad=1.0, w_pad=0.8, rect=(0, extra / (h + extra), 1, 1))
 
 
 def add_save_hook(hook):

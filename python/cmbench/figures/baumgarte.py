@@ -205,15 +205,16 @@ def heatmaps(rows, results_dir):
         for i, g in enumerate(mine):
             ax_d, ax_c = flat[2 * i], flat[2 * i + 1]
             case = g["case"]
-            head = (names.problem_label(problem) + _perturbation_display(case) + ", "
-                    + _setting_text(case))
+            head = [names.problem_label(problem) + _perturbation_display(case),
+                    _setting_text(case)]
+            title_width = style.width() / per_row - 0.9  # less the colour bar
             drifts = {k: drift_value(r)[0] for k, r in g["cells"].items() if r["status"] == "ok"}
             what = drift_value(case)[1]
             unit_p, unit_v = names.drift_units(case["problem"])
             unit = unit_p if "Φ" in what else unit_v
             _draw_map(ax_d, g, drifts, True, what + names.bracket(unit), _compact)
-            ax_d.set_title(style.fit_lines([head, f"{what}; {_index1_note(g, 'drift')}"],
-                                           style.panel_width(fig, ax_d) + 0.6, sep="\n"))
+            ax_d.set_title(style.fit_lines(head, title_width) + "\n"
+                           + f"{what}; {_index1_note(g, 'drift')}")
             kind, label, values, note = second_map(g)
             if kind is None:
                 ax_c.axis("off")
@@ -225,9 +226,9 @@ def heatmaps(rows, results_dir):
                 _draw_map(ax_c, g, values, log, label,
                           (lambda v: f"{v:.0f}") if kind == "calls" else _compact)
                 what_c = "RHS calls" if kind == "calls" else "final error"
-                ax_c.set_title(style.fit_lines(
-                    [head, f"{what_c}; {_index1_note(g, kind)}", note],
-                    style.panel_width(fig, ax_c) + 0.6, sep="\n"))
+                ax_c.set_title("\n".join(t for t in (style.fit_lines(head, title_width),
+                                                       f"{what_c}; {_index1_note(g, kind)}",
+                                                       note) if t))
             header = ["β \\ α"] + [f"{a:g}" for a in g["alphas"]]
             body = []
             for b in g["betas"]:

@@ -105,8 +105,9 @@ def _panel_problem(panel):
     return panel["series"][0]["runs"][0]["problem"]
 
 
-def _draw_wp_panel(ax, panel, points, styles, title_width):
-    """Draws a panel; returns (labels of the series it names, whether it greyed some)."""
+def _draw_wp_panel(ax, panel, points, styles, title):
+    """Draws a panel under `title` (plus the note of a crowded panel); returns (labels of the
+    series it names, whether it greyed some)."""
     named, note = _named_series(panel, points)
     labels = []
     for s in panel["series"]:
@@ -117,7 +118,7 @@ def _draw_wp_panel(ax, panel, points, styles, title_width):
         else:
             st = style.grey_style(st)
         ax.loglog([p[0] for p in pts], [p[1] for p in pts], **st)
-    ax.set_title(plot.display_title(panel, title_width) + (f"\n{note}" if note else ""))
+    ax.set_title("\n".join(t for t in (title, note) if t))
     ax.grid(True, which="major", alpha=0.3)
     return labels, bool(note)
 
@@ -131,25 +132,42 @@ def work_precision(rows, results_dir):
     plan, faceted = plot.facet_panels(series)
     mixed = any(len({s["stepper"] for s in p["series"]}) > 1 for p in plan)
     styles, entries = plot.series_styles(series, mixed)
+    aspect = 0.75
     fig, axes, layout = plot.facet_layout(
-        plan, faceted, flow_min=2.2 if style.width_name() == "double" else 1.7, aspect=0.9)
+        plan, faceted, flow_min=2.2 if style.width_name() == "double" else 1.7, aspect=aspect)
     cols = max(len(row) for row in layout["rows"])
-    title_width = style.width() / cols - (0.2 if layout["faceted"] else 0.55)
+    row_height = aspect * style.width() / cols
+    grid = layout["faceted"]
+    # A case × stepper grid has margin titles: the stepper above its column, the case beside
+    # its row (in the y label); a flowed layout titles every panel.
+    tops = {next(row[c] for row in layout["rows"] if row[c] is not None)
+            for c in range(cols)} if grid else set()
     panels, greyed = [], False
     for ax, panel in zip(axes, plan):
-        named, grey = _draw_wp_panel(ax, panel, points, styles, title_width)
+        if grid:
+            title = names.stepper(panel["stepper"]) if ax in tops else ""
+        else:
+            title = plot.display_title(panel, style.width() / cols - 0.55)
+        named, grey = _draw_wp_panel(ax, panel, points, styles, title)
         greyed |= grey
-        if not layout["faceted"]:
+        if not grid:
             ax.set_ylabel(error_label(_panel_problem(panel)))
         panels.append({"title": plot.panel_title(panel), "series": len(panel["series"]),
                        "named": named,
                        "runs": sum(len(points[s["key"]]) for s in panel["series"])})
-    row_problem = {}
+    row_panel = {}
     for ax, panel in zip(axes, plan):
         for r, row in enumerate(layout["rows"]):
             if ax in row:
-                row_problem.setdefault(r, _panel_problem(panel))
-    plot.label_grid(layout, "run time [s]", lambda r: error_label(row_problem.get(r)))
+                row_panel.setdefault(r, panel)
+
+    def row_label(r):
+        panel = row_panel[r]
+        unit = names.error_unit(_panel_problem(panel))
+        return (style.fit_lines(plot.case_parts(panel), row_height - 0.15) + "\n"
+                + style.label("final error", unit, row_height - 0.15))
+
+    plot.label_grid(layout, "run time [s]", row_label)
     for ax in axes:
         plot.at_least_a_decade(ax)
     if greyed:
@@ -587,6 +605,11 @@ def scaling(rows, results_dir):
             table.append([panel, method, str(len(pts)), f"{pts[0][0]} … {pts[-1][0]}",
                           f"{pts[0][1]:.3g}", "–" if slope is None else f"{slope:.3f}"])
         ax.set_title(panel if merged else names.problem(panel))
+        sizes = sorted({p[0] for pts in by_method.values() for p in pts})
+        plot.at_least_a_decade(ax, x=False)
+        if len(sizes) <= 6:  # the sizes themselves as ticks (2×10⁰ reads badly for nq = 2)
+            ax.set_xticks(sizes, [f"{n:g}" for n in sizes])
+            ax.xaxis.set_minor_formatter(plot.null_formatter())
         ax.set_xlabel("coordinates nq [–]")
         ax.set_ylabel("time per RHS call [s]")
         ax.grid(True, which="major", alpha=0.3)
