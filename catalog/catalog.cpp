@@ -3,22 +3,15 @@
 #include "catalog/catalog.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/errors.hpp"
 
-// A build may append lists of its own (the extension tests do, to prove that new entries are
-// picked up): compile this file with CMB_EXTRA_METHODS_DEF / CMB_EXTRA_PROBLEMS_DEF set to them.
 #define CMB_METHOD(id) cmb::MethodEntry cmb_method_entry_##id();
 #include "methods/methods.def"
-#ifdef CMB_EXTRA_METHODS_DEF
-#include CMB_EXTRA_METHODS_DEF
-#endif
 #undef CMB_METHOD
 #define CMB_PROBLEM(id) cmb::ProblemEntry cmb_problem_entry_##id();
 #include "problems/problems.def"
-#ifdef CMB_EXTRA_PROBLEMS_DEF
-#include CMB_EXTRA_PROBLEMS_DEF
-#endif
 #undef CMB_PROBLEM
 
 namespace cmb {
@@ -42,30 +35,48 @@ const Entry& find_entry(const std::vector<Entry>& table, const std::string& id,
   throw InputError("unknown " + kind + " '" + id + "' (valid: " + join(ids, ", ") + ")");
 }
 
-}  // namespace
+template <class Entry>
+void insert_sorted(std::vector<Entry>& table, Entry entry, const std::string& kind) {
+  if (!is_valid_entry_id(entry.id))
+    throw std::invalid_argument(kind + " id '" + entry.id +
+                                "' is not snake_case (a-z, 0-9 and _ only)");
+  if (!entry.make) throw std::invalid_argument(kind + " '" + entry.id + "' has no make function");
+  const auto at = std::lower_bound(table.begin(), table.end(), entry.id,
+                                   [](const Entry& e, const std::string& id) { return e.id < id; });
+  if (at != table.end() && at->id == entry.id)
+    throw std::invalid_argument(kind + " '" + entry.id + "' is already in the catalog");
+  table.insert(at, std::move(entry));
+}
 
-const std::vector<MethodEntry>& method_registry() {
-  static const std::vector<MethodEntry> table = sorted<MethodEntry>({
+std::vector<MethodEntry>& method_table() {
+  static std::vector<MethodEntry> table = sorted<MethodEntry>({
 #define CMB_METHOD(id) cmb_method_entry_##id(),
 #include "methods/methods.def"
-#ifdef CMB_EXTRA_METHODS_DEF
-#include CMB_EXTRA_METHODS_DEF
-#endif
 #undef CMB_METHOD
   });
   return table;
 }
 
-const std::vector<ProblemEntry>& problem_registry() {
-  static const std::vector<ProblemEntry> table = sorted<ProblemEntry>({
+std::vector<ProblemEntry>& problem_table() {
+  static std::vector<ProblemEntry> table = sorted<ProblemEntry>({
 #define CMB_PROBLEM(id) cmb_problem_entry_##id(),
 #include "problems/problems.def"
-#ifdef CMB_EXTRA_PROBLEMS_DEF
-#include CMB_EXTRA_PROBLEMS_DEF
-#endif
 #undef CMB_PROBLEM
   });
   return table;
+}
+
+}  // namespace
+
+const std::vector<MethodEntry>& method_registry() { return method_table(); }
+const std::vector<ProblemEntry>& problem_registry() { return problem_table(); }
+
+void add_methods(std::vector<MethodEntry> entries) {
+  for (auto& entry : entries) insert_sorted(method_table(), std::move(entry), "method");
+}
+
+void add_problems(std::vector<ProblemEntry> entries) {
+  for (auto& entry : entries) insert_sorted(problem_table(), std::move(entry), "problem");
 }
 
 const MethodEntry& find_method(const std::string& id) {

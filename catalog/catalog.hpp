@@ -1,6 +1,7 @@
 // The catalog: name -> factory tables of every method and problem, built from the lists
-// methods/methods.def and problems/problems.def (one CMB_METHOD(id) / CMB_PROBLEM(id) line each).
-// It sits above methods/ and problems/: the one layer that knows them all.
+// methods/methods.def and problems/problems.def (one CMB_METHOD(id) / CMB_PROBLEM(id) line each),
+// plus the entries a program adds before it looks anything up (an out-of-tree build: see
+// docs/extending.md). It sits above methods/ and problems/: the one layer that knows them all.
 #pragma once
 
 #include <memory>
@@ -14,6 +15,13 @@ namespace cmb {
 
 const std::vector<MethodEntry>& method_registry();
 const std::vector<ProblemEntry>& problem_registry();
+
+// Entries defined outside the tree (CMB_DEFINE_METHOD / CMB_DEFINE_PROBLEM in the program's own
+// files), added once at program start before any look-up: the main() that cmake's
+// cmbench_add_executable generates calls them. An id must be snake_case and new to the table;
+// std::invalid_argument otherwise.
+void add_methods(std::vector<MethodEntry> entries);
+void add_problems(std::vector<ProblemEntry> entries);
 
 // Look-ups throw InputError naming the unknown id and listing the valid ones.
 const MethodEntry& find_method(const std::string& id);

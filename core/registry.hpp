@@ -23,6 +23,14 @@ struct MethodEntry {
   std::function<std::unique_ptr<Method>(const Params&)> make;
 };
 
+// Ids become run keys and file names: lower-case letters, digits and underscores only.
+inline bool is_valid_entry_id(const std::string& id) {
+  if (id.empty()) return false;
+  for (const char c : id)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
+
 struct ProblemEntry {
   std::string id;
   std::string summary;

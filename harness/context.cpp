@@ -10,6 +10,7 @@
 namespace cmb {
 
 namespace build_info {
+extern const char* const version;
 extern const char* const git_sha;
 extern const char* const build_type;
 extern const char* const flags;
@@ -41,8 +42,14 @@ std::string utc_timestamp() {
   return buffer;
 }
 
+std::string version_text() {
+  return std::string(build_info::version) + " (git " + build_info::git_sha + ", " +
+         build_info::build_type + ")";
+}
+
 nlohmann::json run_context() {
   return {
+      {"cmbench_version", build_info::version},
       {"git_sha", build_info::git_sha},
       {"build_type", build_info::build_type},
       {"compiler", build_info::compiler},

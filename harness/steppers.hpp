@@ -77,9 +77,12 @@ struct StepperSpec {
   StepperRun run;
 };
 
-// Sorted by id: every CMB_STEPPER(id) of harness/steppers.def (and of the list named by
-// CMB_EXTRA_STEPPERS_DEF when steppers.cpp is compiled with it, as the extension tests do).
+// Sorted by id: every CMB_STEPPER(id) of harness/steppers.def, and those a program added.
 const std::vector<StepperSpec>& stepper_list();
+// Steppers defined outside the tree (CMB_DEFINE_STEPPER in the program's own files), added once
+// at program start before any look-up, like catalog's add_methods. std::invalid_argument for an
+// id that is not snake_case or already in the table.
+void add_steppers(std::vector<StepperSpec> entries);
 const StepperSpec& find_stepper(const std::string& id);  // InputError lists the valid ids
 
 // Integrates the bound method from t = 0 to sample_times.back() (= t_end, reached exactly).

@@ -8,13 +8,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "test_support.hpp"
+
 namespace cmb::test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 inline fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("cmb_campaign_" + name);
+  const fs::path dir = scratch_path("campaign_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

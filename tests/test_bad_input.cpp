@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -37,7 +38,7 @@ class BadInput : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(BadInput, ExitsWithCode2AndAMessageAndWritesNothing) {
   const json& c = cases()[GetParam()];
-  const fs::path dir = fs::temp_directory_path() / ("cmb_bad_input_" + std::to_string(GetParam()));
+  const fs::path dir = cmb::test::scratch_path("bad_input_" + std::to_string(GetParam()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   if (c.contains("campaign"))

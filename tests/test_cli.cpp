@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cli_runner.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -19,7 +20,7 @@ using cmb::test::cli;
 using cmb::test::CliResult;
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("cmb_cli_" + name)).string();
+  return cmb::test::scratch_path("cli_" + name).string();
 }
 
 void expect_input_error(const std::string& args, const std::vector<std::string>& mentions) {

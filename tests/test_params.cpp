@@ -150,6 +150,24 @@ TEST(Registry, UnknownIdsListValidOnes) {
   EXPECT_THROW(make_problem("pendulum", {}), InputError);
 }
 
+// add_methods / add_problems (what an out-of-tree program's generated main calls) refuse an id
+// already in the table or one that could not be a run key or file name, and leave the table as
+// it was.
+TEST(Registry, AddingATakenOrMalformedIdIsRefused) {
+  const std::size_t methods = method_registry().size();
+  MethodEntry copy = find_method("index1");
+  EXPECT_THROW(add_methods({copy}), std::invalid_argument);
+  copy.id = "Index-1";
+  EXPECT_THROW(add_methods({copy}), std::invalid_argument);
+  EXPECT_EQ(method_registry().size(), methods);
+  ProblemEntry problem = find_problem("simple_pendulum");
+  EXPECT_THROW(add_problems({problem}), std::invalid_argument);
+  problem.id = "new_problem";
+  problem.make = nullptr;
+  EXPECT_THROW(add_problems({problem}), std::invalid_argument);
+  EXPECT_THROW(find_problem("new_problem"), InputError);
+}
+
 TEST(Registry, ListsAreSortedAndUnique) {
   for (std::size_t i = 1; i < method_registry().size(); ++i)
     EXPECT_LT(method_registry()[i - 1].id, method_registry()[i].id);

@@ -262,8 +262,7 @@ TEST(Bricard, RedundancyIsDetectedAndCapableMethodsRun) {
   Mat J(5, 5);
   problem->jacobian(0.0, q, J);
   EXPECT_EQ(row_rank(J), 4);
-  const std::string cache =
-      (std::filesystem::temp_directory_path() / "cmb_bricard_reference").string();
+  const std::string cache = scratch_path("bricard_reference").string();
   for (const std::string method :
        {"svd_null_space", "udwadia_kalaba", "gauss_qp", "augmented_lagrangian"}) {
     RunConfig c;
@@ -295,8 +294,7 @@ TEST(Bricard, RedundancyIsDetectedAndCapableMethodsRun) {
 // errors, so the global error stays within a few hundred times the tolerance; 1e-4 m (0.02% of
 // s) is that bound. The work each needs is reported in the closing note of issue #4.
 TEST(FlyballGovernor, StiffAndExplicitSteppersReachTheReference) {
-  const std::string cache =
-      (std::filesystem::temp_directory_path() / "cmb_flyball_reference").string();
+  const std::string cache = scratch_path("flyball_reference").string();
   for (const std::string stepper : {"rosenbrock4", "dopri5"}) {
     RunConfig c;
     c.problem = "flyball_governor";

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -21,7 +22,7 @@ using cmb::test::cli;
 using cmb::test::CliResult;
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("cmb_results_input_" + name);
+  const fs::path dir = cmb::test::scratch_path("results_input_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

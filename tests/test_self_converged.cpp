@@ -6,13 +6,13 @@
 
 #include "catalog/catalog.hpp"
 #include "harness/self_converged.hpp"
+#include "test_support.hpp"
 
 namespace cmb::test {
 namespace {
 
 TEST(SelfConverged, AgreesWithAnIndependentReferenceAndIsCached) {
-  const std::string cache =
-      (std::filesystem::temp_directory_path() / "cmb_self_converged_test").string();
+  const std::string cache = scratch_path("self_converged_test").string();
   std::filesystem::remove_all(cache);
   auto problem = make_problem("crank_rocker", {});
   const double t_end = 2.0;
@@ -44,8 +44,7 @@ TEST(SelfConverged, AgreesWithAnIndependentReferenceAndIsCached) {
 // step: an earlier version jumped from the last-but-few sample straight to t_end, leaving the
 // two reference runs with different row counts.
 TEST(SelfConverged, EveryGridTimeIsLandedOnEvenInsideTheLastStep) {
-  const std::string cache =
-      (std::filesystem::temp_directory_path() / "cmb_self_converged_grid").string();
+  const std::string cache = scratch_path("self_converged_grid").string();
   std::filesystem::remove_all(cache);
   auto problem = make_problem("bricard", {});
   const SelfConvergedReference ref =
@@ -63,8 +62,7 @@ TEST(SelfConverged, EveryGridTimeIsLandedOnEvenInsideTheLastStep) {
 // coordinates): svd_null_space refuses it as beyond the dense methods' size, and the
 // augmented-Lagrangian iterations before it do not converge at t = 0 either.
 TEST(SelfConverged, AReferenceThatCannotBeComputedEndsTheRunReferenceFailed) {
-  const std::string cache =
-      (std::filesystem::temp_directory_path() / "cmb_self_converged_failed").string();
+  const std::string cache = scratch_path("self_converged_failed").string();
   std::filesystem::remove_all(cache);
   RunConfig c;
   c.problem = "n_pendulum";

@@ -1,8 +1,8 @@
-// test_incline — a test-only problem, the worked example of docs/extending.md: a point mass
-// sliding without friction on a line through the origin inclined at angle α, in Cartesian
-// coordinates. Φ = y − x tan α; released at rest from the origin; g along −y. Exact solution:
-// distance along the line s(t) = −½ g sin α t², so (x, y) = s (cos α, sin α); the normal force
-// N = m g cos α gives λ = −N cos α under M q̈ = Q − Jᵀλ with J = [−tan α, 1].
+// example_incline — the worked example of a problem defined outside the tree (docs/extending.md):
+// a point mass sliding without friction on a line through the origin inclined at angle α, in
+// Cartesian coordinates. Φ = y − x tan α; released at rest from the origin; g along −y. Exact
+// solution: distance along the line s(t) = −½ g sin α t², so (x, y) = s (cos α, sin α); the normal
+// force N = m g cos α gives λ = −N cos α under M q̈ = Q − Jᵀλ with J = [−tan α, 1].
 #include <cmath>
 
 #include "core/registry.hpp"
@@ -15,8 +15,8 @@ constexpr double kMass = 2.0, kG = 9.81;
 class Incline : public ProblemBase {
  public:
   explicit Incline(const Params& params)
-      : ProblemBase({"test_incline",
-                     "Point mass on an inclined line (test-only)",
+      : ProblemBase({"example_incline",
+                     "Point mass on an inclined line (example)",
                      "elementary mechanics; exact solution",
                      {}},
                     params, Sizes{2, 1, 0}),
@@ -62,10 +62,10 @@ class Incline : public ProblemBase {
 }  // namespace
 }  // namespace cmb
 
-CMB_DEFINE_PROBLEM(test_incline) {
+CMB_DEFINE_PROBLEM(example_incline) {
   cmb::ProblemEntry entry;
-  entry.id = "test_incline";
-  entry.summary = "test-only: point mass on an inclined line";
+  entry.id = "example_incline";
+  entry.summary = "example: point mass on an inclined line (exact solution)";
   cmb::ParamSpec angle = cmb::positive_number("angle", 0.5, "inclination α [rad]");
   angle.max = 1.5;
   entry.params = {cmb::t_end_param(2.0), angle};

@@ -1,6 +1,7 @@
 // Helpers shared by the tests: random consistent states, finite differences, quick runs.
 #pragma once
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -17,6 +18,10 @@ namespace cmb::test {
 nlohmann::json conformance_params(const std::string& problem_id);
 
 bool has_tag(const Problem& problem, const std::string& tag);
+
+// <temp>/cmb_<name>_<pid>: a scratch path of this test process, so that test runs sharing a
+// machine (two checkouts, a sanitizer build beside a release one) never write into each other.
+std::filesystem::path scratch_path(const std::string& name);
 
 struct ConsistentState {
   double t = 0.0;

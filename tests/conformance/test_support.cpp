@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "catalog/catalog.hpp"
@@ -7,6 +9,11 @@
 #include "core/kkt.hpp"
 
 namespace cmb::test {
+
+std::filesystem::path scratch_path(const std::string& name) {
+  return std::filesystem::temp_directory_path() /
+         ("cmb_" + name + "_" + std::to_string(::getpid()));
+}
 
 bool has_tag(const Problem& problem, const std::string& tag) {
   const auto& tags = problem.info().tags;

@@ -1,7 +1,11 @@
-// test_full_kkt_lu — a test-only method, the worked example of docs/extending.md: it solves the
-// whole KKT matrix [M Jᵀ; J 0] by partially pivoted LU. Registered only in the extension test
-// build (tests/extension/extra_methods.def) to prove that the conformance suites pick up a new
-// entry without any other edit.
+// example_kkt_lu — the worked example of a method defined outside the tree (docs/extending.md):
+// it solves the whole KKT matrix [M Jᵀ; J 0] by partially pivoted LU.
+// Equations: [M Jᵀ; J 0] [q̈; λ] = [Q; γ], one dense LU of the (n + m) × (n + m) matrix per RHS
+// call (O((n + m)³): a reference point, not a competitive method). No parameters.
+// State: x = [q; v]. Fails when: the KKT matrix is singular (redundant rows or a singular
+// configuration) — LU then returns inf/NaN, which the harness reports as `diverged`.
+// Built by examples/out_of_tree/CMakeLists.txt into a cmbench of its own, and by cmbench's
+// extension tests, which run every conformance suite over it.
 #include <Eigen/LU>
 
 #include "core/registry.hpp"
@@ -43,10 +47,10 @@ class FullKktLu : public AccelerationMethod {
 }  // namespace
 }  // namespace cmb
 
-CMB_DEFINE_METHOD(test_full_kkt_lu) {
+CMB_DEFINE_METHOD(example_kkt_lu) {
   cmb::MethodEntry entry;
-  entry.id = "test_full_kkt_lu";
-  entry.summary = "test-only: whole KKT matrix by partially pivoted LU";
+  entry.id = "example_kkt_lu";
+  entry.summary = "example: whole KKT matrix [M J^T; J 0] by partially pivoted LU";
   entry.capabilities.nonholonomic = true;  // nonholonomic rows are just rows of J
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::FullKktLu>(p); };
   return entry;

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# CI check of the installable package: installs the build (scripts/build.sh's) into a temporary
+# prefix, builds examples/out_of_tree against it with find_package(cmbench), runs its tests (the
+# conformance suites over the catalog plus its own method and problem), runs its method on two
+# catalog problems and a catalog method on its problem, and its campaign with a report.
+# Usage: scripts/check_install.sh [WORK_DIR]   (default: a new temporary directory, removed after)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+work="${1:-$(mktemp -d)}"
+[ $# -ge 1 ] || trap 'rm -rf "$work"' EXIT
+prefix="$work/prefix"
+cmake --install build --prefix "$prefix" >/dev/null
+cmake -S examples/out_of_tree -B "$work/example" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/example" -j2
+(cd "$work/example" && ctest -j2 --output-on-failure | tail -n 3)
+bench="$work/example/mybench"
+"$bench" --version
+"$bench" list methods | grep -q '^  example_kkt_lu ' || { echo "example method not listed"; exit 1; }
+"$bench" run --problem simple_pendulum --method example_kkt_lu --stepper dopri5 --tol 1e-8
+"$bench" run --problem crank_rocker --method example_kkt_lu --stepper dopri5 --tol 1e-8
+"$bench" run --problem example_incline --method index1 --stepper rk4 --dt 0.01
+"$bench" campaign examples/out_of_tree/campaign.json --out "$work/campaign" --jobs 2
+PYTHONPATH="$root/python" /usr/bin/python3 -m cmbench.report "$work/campaign" >/dev/null
+test -s "$work/campaign/report.md"
+grep -q example_kkt_lu "$work/campaign/report.md" || { echo "example method not in the report"; exit 1; }
+echo "check_install: installed package, out-of-tree example built, tested and run"
