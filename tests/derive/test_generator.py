@@ -143,10 +143,18 @@ class Refusals(unittest.TestCase):
 class CommandLine(unittest.TestCase):
     MODEL = os.path.join(ROOT, "tests", "derive", "models", "driven_knife_edge.py")
 
-    def derive_cli(self, *args):
-        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    def derive_cli(self, *args, **env_changes):
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), **env_changes)
         return subprocess.run([sys.executable, "-m", "cmbench.derive", *args], env=env,
                               capture_output=True, text=True)
+
+    def test_check_without_clang_format_compares_the_layout_free_text(self):
+        """Without clang-format-14 the generator's own layout of a .cpp differs from the
+        committed (formatted) file only in whitespace: --check still passes, and says why."""
+        spherical = os.path.join(ROOT, "problems", "derive", "spherical_pendulum.py")
+        result = self.derive_cli(spherical, "--check", PATH="/nonexistent", CLANG_FORMAT="")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("clang-format-14 not found", result.stderr)
 
     def test_check_finds_missing_stale_and_current_files(self):
         with tempfile.TemporaryDirectory() as out:
