@@ -152,14 +152,19 @@ def series_styles(series, steppers_in_panels):
     return out, entries
 
 
-def facet_layout(plan, faceted, facet_min=1.6, flow_min=2.2, aspect=0.8):
+LINE_HEIGHT = 1.25 * style.MIN_FONT / 72  # inches per line of MIN_FONT text
+
+
+def facet_layout(plan, faceted, facet_min=1.6, flow_min=2.2, aspect=0.8, title_lines=None):
     """Axes for the panels of facet_panels at print width: faceted, one row per case and one
     column per stepper (the axes shared along a row, so the steppers of a case compare at a
     glance) when that many panels of facet_min inches fit side by side; else the panels flow
     in rows of as many panels of flow_min inches as fit (also when fewer than 3/4 of the
-    case × stepper grid would hold a panel). Rows are aspect × the column width
-    high. Returns (fig, axes in the order of `plan`, layout {"rows": [[ax or None]], "faceted":
-    whether the grid is case × stepper})."""
+    case × stepper grid would hold a panel). Rows are aspect × the column width high, plus the
+    lines of the longest title beyond one when flowing (title_lines(panel, column width in
+    inches) counts them), so that titles do not eat the plots. Returns (fig, axes in the order
+    of `plan`, layout {"rows": [[ax or None]], "faceted": whether the grid is case ×
+    stepper})."""
     steppers = list(dict.fromkeys(p["stepper"] for p in plan))
     cases = list(dict.fromkeys(p["case"] for p in plan))
     dense = len(plan) >= 0.75 * len(steppers) * len(cases)
@@ -183,7 +188,10 @@ def facet_layout(plan, faceted, facet_min=1.6, flow_min=2.2, aspect=0.8):
                     ax.axis("off")
         return fig, axes, {"rows": rows, "faceted": True}
     cols = min(len(plan), style.max_columns(flow_min))
-    fig, axes = style.flow(len(plan), cols, aspect * style.width() / cols)
+    extra = 0.0
+    if title_lines is not None:
+        extra = LINE_HEIGHT * max(0, max(title_lines(p, style.width() / cols) for p in plan) - 1)
+    fig, axes = style.flow(len(plan), cols, aspect * style.width() / cols + extra)
     rows = [axes[i:i + cols] for i in range(0, len(axes), cols)]
     return fig, axes, {"rows": rows, "faceted": False}
 

@@ -344,8 +344,9 @@ MAX_ROW_HEIGHT = 3.0  # inches: a lone panel of a double-column figure stays wid
 
 def flow(n, cols, row_height):
     """A figure with n panels in rows of `cols` (spares hidden), rows at most MAX_ROW_HEIGHT
-    high: (fig, the n axes)."""
-    row_height = min(row_height, MAX_ROW_HEIGHT)
+    high when there is one column: (fig, the n axes)."""
+    if cols == 1 or n == 1:
+        row_height = min(row_height, MAX_ROW_HEIGHT)
     cols = max(1, min(cols, n))
     rows = math.ceil(n / cols)
     fig, axes = grid(rows, cols, row_height)
@@ -406,12 +407,14 @@ def add_save_hook(hook):
 
 
 def save(fig, out_dir, name):
-    """Writes NAME.pdf (vector) and NAME.png (PNG_DPI) at the figure's print size; returns
-    their paths."""
+    """Writes NAME.pdf (vector, without a creation date) and NAME.png (PNG_DPI) at the figure's
+    print size; returns their paths."""
     for hook in list(_save_hooks):
         hook(fig, name)
     paths = [os.path.join(out_dir, f"{name}.{ext}") for ext in ("pdf", "png")]
     for path in paths:
-        fig.savefig(path, dpi=PNG_DPI)
+        # No creation date: the same figure gives the same file (no churn in committed sets).
+        fig.savefig(path, dpi=PNG_DPI,
+                    metadata={"CreationDate": None} if path.endswith(".pdf") else None)
     pyplot().close(fig)
     return paths

@@ -133,8 +133,14 @@ def work_precision(rows, results_dir):
     mixed = any(len({s["stepper"] for s in p["series"]}) > 1 for p in plan)
     styles, entries = plot.series_styles(series, mixed)
     aspect = 0.75
+    def title_lines(panel, column_width):
+        note = _named_series(panel, points)[1]
+        title = plot.display_title(panel, column_width - 0.55)
+        return title.count("\n") + 1 + (1 if note else 0)
+
     fig, axes, layout = plot.facet_layout(
-        plan, faceted, flow_min=2.2 if style.width_name() == "double" else 1.7, aspect=aspect)
+        plan, faceted, flow_min=2.2 if style.width_name() == "double" else 1.7, aspect=aspect,
+        title_lines=title_lines)
     cols = max(len(row) for row in layout["rows"])
     row_height = aspect * style.width() / cols
     grid = layout["faceted"]
@@ -502,7 +508,12 @@ def convergence(rows, results_dir):
     plan, faceted = plot.facet_panels(drawn)
     mixed = any(len({f["stepper"] for f in p["series"]}) > 1 for p in plan)
     styles, entries = plot.series_styles(drawn, mixed)
-    fig, axes, layout = plot.facet_layout(plan, faceted, facet_min=2.2, aspect=0.85)
+    def title_lines(panel, column_width):
+        note = _named_fits(panel)[1]
+        return plot.display_title(panel, column_width - 0.55).count("\n") + 1 + bool(note)
+
+    fig, axes, layout = plot.facet_layout(plan, faceted, facet_min=2.2, aspect=0.85,
+                                          title_lines=title_lines)
     cols = max(len(row) for row in layout["rows"])
     for ax, panel in zip(axes, plan):
         _draw_convergence_panel(ax, panel, styles, style.width() / cols - 0.55)
