@@ -446,11 +446,22 @@ def _range_lines(ax, panel):
                f"{FLOOR_FACTOR}× reference accuracy", "bottom"),
               ("large", {LARGE_FRACTION * (r["output_scale"] or 1.0) for r in runs},
                f"{LARGE_FRACTION:.0%} of output scale", "top")]
+    lines = []
     for kind, values, text, side in bounds:
         if kind in classes and len(values) == 1 and min(values) > 0:
             y = values.pop()
             ax.axhline(y, color="0.45", linestyle=(0, (4, 3)), linewidth=0.8, zorder=0)
-            ax.text(0.02, y, text, transform=ax.get_yaxis_transform(), color="0.35", va=side)
+            lines.append((y, text, side))
+    plot.at_least_a_decade(ax, x=False)
+    lo, hi = (math.log(v) for v in ax.get_ylim())
+    for y, text, side in lines:
+        # The label on the side of its line that stays inside the panel.
+        where = (math.log(y) - lo) / (hi - lo) if hi > lo else 0.5
+        if side == "bottom" and where > 0.85:
+            side = "top"
+        elif side == "top" and where < 0.15:
+            side = "bottom"
+        ax.text(0.02, y, text, transform=ax.get_yaxis_transform(), color="0.35", va=side)
 
 
 def _draw_convergence_panel(ax, panel, styles, title_width):
@@ -472,7 +483,6 @@ def _draw_convergence_panel(ax, panel, styles, title_width):
                              zorder=st.get("zorder", 2) + 0.1))
         dts.update(p[0] for p in pts)
     _range_lines(ax, panel)
-    plot.at_least_a_decade(ax, x=False)
     ax.set_xticks(sorted(dts), [f"{dt:g}" for dt in sorted(dts)])
     ax.xaxis.set_minor_formatter(plot.null_formatter())
     ax.set_title(plot.display_title(panel, title_width) + (f"\n{note}" if note else ""))
