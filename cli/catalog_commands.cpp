@@ -6,7 +6,7 @@
 
 #include "catalog/catalog.hpp"
 #include "cli/command.hpp"
-#include "core/kkt.hpp"
+#include "harness/catalog_doc.hpp"
 #include "harness/steppers.hpp"
 
 namespace cmb::cli {
@@ -21,76 +21,6 @@ std::string capability_text(const Capabilities& c) {
   if (c.drift_free) items.push_back("drift-free");
   if (c.inequality) items.push_back("inequality");
   return items.empty() ? "-" : join(items, ", ");
-}
-
-const char* type_name(ParamType type) {
-  switch (type) {
-    case ParamType::number:
-      return "number";
-    case ParamType::integer:
-      return "integer";
-    case ParamType::boolean:
-      return "boolean";
-    case ParamType::choice:
-      return "choice";
-    case ParamType::text:
-      return "text";
-  }
-  return "?";
-}
-
-nlohmann::json bound_json(double bound) {
-  return std::isfinite(bound) ? nlohmann::json(bound) : nlohmann::json();
-}
-
-nlohmann::json params_json(const std::vector<ParamSpec>& specs) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& p : specs)
-    out.push_back({{"name", p.name},
-                   {"type", type_name(p.type)},
-                   {"default", p.default_value},
-                   {"description", p.description},
-                   {"min", bound_json(p.min)},
-                   {"max", bound_json(p.max)},
-                   {"min_exclusive", p.min_exclusive},
-                   {"choices", p.choices}});
-  return out;
-}
-
-// The catalog as one JSON document (`cmbench list --json`): what scripts and the docs
-// generators read instead of parsing the text listing.
-nlohmann::json catalog_json(const std::string& what) {
-  nlohmann::json doc = {{"schema", "cmbench.catalog/1"}};
-  if (what.empty() || what == "problems") {
-    doc["problems"] = nlohmann::json::array();
-    for (const auto& e : problem_registry())
-      doc["problems"].push_back(
-          {{"id", e.id}, {"summary", e.summary}, {"params", params_json(e.params)}});
-  }
-  if (what.empty() || what == "methods") {
-    doc["methods"] = nlohmann::json::array();
-    for (const auto& e : method_registry()) {
-      const Capabilities& c = e.capabilities;
-      doc["methods"].push_back({{"id", e.id},
-                                {"summary", e.summary},
-                                {"capabilities",
-                                 {{"redundant", c.redundant},
-                                  {"singular", c.singular},
-                                  {"nonholonomic", c.nonholonomic},
-                                  {"drift_free", c.drift_free},
-                                  {"inequality", c.inequality}}},
-                                {"params", params_json(e.params)}});
-    }
-  }
-  if (what.empty() || what == "steppers") {
-    doc["steppers"] = nlohmann::json::array();
-    for (const auto& s : stepper_list())
-      doc["steppers"].push_back({{"id", s.id},
-                                 {"kind", s.kind == StepperKind::fixed ? "fixed" : "adaptive"},
-                                 {"order", s.order ? nlohmann::json(s.order) : nlohmann::json()},
-                                 {"summary", s.summary}});
-  }
-  return doc;
 }
 
 void print_list(const std::string& what) {
@@ -120,26 +50,24 @@ void print_list(const std::string& what) {
 
 // One line per indicator; numbered families (n_four_bar's rocker_i_parallel) collapse to the
 // first and the count.
-std::string describe_branch_indicators(const Problem& problem) {
-  const auto indicators = problem.branch_indicators();
+std::string describe_branch_indicators(const nlohmann::json& indicators) {
   if (indicators.empty()) return "  branch:       one assembly mode (no indicators)\n";
   std::ostringstream out;
   out << "  branch:       " << indicators.size() << " indicator(s), checked at every step\n";
   const std::size_t shown = std::min<std::size_t>(indicators.size(), 4);
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& b = indicators[i];
-    out << "    " << b.name << ": " << b.meaning;
-    if (b.kind == BranchIndicator::Kind::sign)
+    out << "    " << b["name"].get<std::string>() << ": " << b["meaning"].get<std::string>();
+    if (b["kind"] == "sign")
       out << " (keeps its sign)\n";
     else
-      out << " (stays within " << b.tolerance << " of its initial value)\n";
+      out << " (stays within " << b["tolerance"].get<double>() << " of its initial value)\n";
   }
   if (indicators.size() > shown) out << "    ... and " << indicators.size() - shown << " more\n";
   return out.str();
 }
 
-void print_description(const std::string& id, const std::vector<std::string>& params) {
-  const auto& entry = find_problem(id);
+nlohmann::json given_params(const std::vector<std::string>& params) {
   nlohmann::json given = nlohmann::json::object();
   for (const auto& text : params) {
     auto [key, value] = parse_assignment(text);
@@ -148,33 +76,35 @@ void print_description(const std::string& id, const std::vector<std::string>& pa
       throw InputError("--param " + key + " is given twice: give each parameter once");
     given[key] = value;
   }
-  const auto problem = make_problem(id, given);
-  const Sizes s = problem->sizes();
-  Vec q(s.nq), v(s.nq);
-  problem->initial_state(q, v);
-  Mat J(s.m(), s.nq);
-  problem->jacobian(0.0, q, J);
-  const ReferenceInfo ref = problem->reference_info();
+  return given;
+}
+
+void print_description(const std::string& id, const std::vector<std::string>& params) {
+  const nlohmann::json d = problem_description(id, given_params(params));
+  const auto& s = d["sizes"];
+  const auto& ref = d["reference"];
+  const auto tags = d["tags"].get<std::vector<std::string>>();
   std::ostringstream out;
-  out << problem->info().id << " — " << problem->info().title << "\n"
-      << "  source:       " << problem->info().source << "\n"
-      << "  tags:         "
-      << (problem->info().tags.empty() ? "-" : join(problem->info().tags, ", ")) << "\n"
-      << "  coordinates:  " << s.nq << "\n"
-      << "  constraints:  " << s.mh << " holonomic, " << s.mn << " nonholonomic, " << s.mu
-      << " unilateral; rank of J at t = 0: " << row_rank(J) << " of " << s.m() << "\n"
-      << "  mobility:     " << s.nq - row_rank(J) << " (coordinates − rank of J at t = 0)\n"
-      << "  outputs:      " << join(problem->output_names(), ", ") << "\n"
-      << "  horizon:      " << problem->t_end() << " s (default; --t-end or t_end to change)\n"
-      << "  energy:       " << (problem->has_energy() ? "conserved (reported as drift)" : "none")
-      << "\n"
-      << "  reference:    " << to_string(ref.kind);
-  if (!ref.provenance.empty()) out << " — " << ref.provenance;
-  if (std::isfinite(ref.accuracy)) out << " (accuracy ~" << ref.accuracy << ")";
-  out << "\n" << describe_branch_indicators(*problem);
+  out << d["id"].get<std::string>() << " — " << d["title"].get<std::string>() << "\n"
+      << "  source:       " << d["source"].get<std::string>() << "\n"
+      << "  tags:         " << (tags.empty() ? "-" : join(tags, ", ")) << "\n"
+      << "  coordinates:  " << s["nq"] << "\n"
+      << "  constraints:  " << s["mh"] << " holonomic, " << s["mn"] << " nonholonomic, " << s["mu"]
+      << " unilateral; rank of J at t = 0: " << d["rank_at_start"] << " of "
+      << s["mh"].get<int>() + s["mn"].get<int>() << "\n"
+      << "  mobility:     " << d["mobility"] << " (coordinates − rank of J at t = 0)\n"
+      << "  outputs:      " << join(d["outputs"].get<std::vector<std::string>>(), ", ") << "\n"
+      << "  horizon:      " << d["t_end"].get<double>()
+      << " s (default; --t-end or t_end to change)\n"
+      << "  energy:       " << (d["has_energy"] ? "conserved (reported as drift)" : "none") << "\n"
+      << "  reference:    " << ref["kind"].get<std::string>();
+  if (!ref["provenance"].get<std::string>().empty())
+    out << " — " << ref["provenance"].get<std::string>();
+  if (!ref["accuracy"].is_null()) out << " (accuracy ~" << ref["accuracy"].get<double>() << ")";
+  out << "\n" << describe_branch_indicators(d["branch_indicators"]);
   out << "  parameters:\n"
-      << describe_params(entry.params, "    ") << "  values:       " << problem->params().dump()
-      << "\n";
+      << describe_params(find_problem(id).params, "    ")
+      << "  values:       " << d["values"].dump() << "\n";
   std::cout << out.str();
 }
 
@@ -203,6 +133,7 @@ Command add_describe_command(CLI::App& app) {
   struct Options {
     std::string id;
     std::vector<std::string> params;
+    bool as_json = false;
   };
   auto o = std::make_shared<Options>();
   auto* describe = app.add_subcommand(
@@ -211,8 +142,12 @@ Command add_describe_command(CLI::App& app) {
       "tags, reference kind and provenance, default horizon");
   describe->add_option("problem", o->id, "problem id (see `cmbench list problems`)")->required();
   describe->add_option("--param", o->params, "problem parameter key=value (repeatable)");
+  describe->add_flag("--json", o->as_json, "print the description as JSON");
   return {describe, [o] {
-            print_description(o->id, o->params);
+            if (o->as_json)
+              std::cout << problem_description(o->id, given_params(o->params)).dump(1) << "\n";
+            else
+              print_description(o->id, o->params);
             return 0;
           }};
 }

@@ -1,5 +1,8 @@
 // `cmbench campaign`, `merge` and `compare`: result sets.
 #include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -38,7 +41,20 @@ Command add_campaign_command(CLI::App& app) {
             set_shard(o->campaign, o->shard);
             ConsoleProgress progress;
             o->campaign.progress = &progress;
-            run_campaign(load_campaign(o->file), o->campaign);
+            try {
+              const CampaignSummary summary = run_campaign(load_campaign(o->file), o->campaign);
+              if (!o->campaign.dry_run) std::cout << summary_line(summary) << "\n";
+            } catch (const InternalRunErrors& errors) {
+              std::cout << summary_line(errors.summary()) << "\n";
+              throw;  // exit 3: an internal error
+            } catch (const CampaignStopped& stopped) {
+              // Die of the same signal (its default action, restored), so that the shell or the
+              // batch system sees how the campaign ended.
+              std::cerr << "cmbench: " << stopped.what() << "\n";
+              std::fflush(nullptr);
+              std::raise(stopped.signal());
+              std::_Exit(128 + stopped.signal());
+            }
             return 0;
           }};
 }

@@ -17,50 +17,17 @@
 #include "harness/context.hpp"
 #include "harness/output.hpp"
 #include "harness/run.hpp"
+#include "harness/run_request.hpp"
 #include "harness/self_converged.hpp"
 
 namespace cmb::cli {
 
 namespace {
 
-bool declares(const std::vector<ParamSpec>& specs, const std::string& key) {
-  return find_param(specs, key) != nullptr;
-}
-
-std::vector<std::string> names_of(const std::vector<ParamSpec>& specs) {
-  std::vector<std::string> out;
-  for (const auto& s : specs) out.push_back(s.name);
-  return out;
-}
-
-// --param problem.N=2, --param method.alpha=5, or an unprefixed key that only one of them has.
+// --param KEY=VALUE: the value read as JSON (a bare word is a string), routed by the harness.
 void apply_param(RunConfig& config, const std::string& assignment) {
-  const auto assignment_parts = parse_assignment(assignment);  // no structured binding: the
-  const std::string key = assignment_parts.first;              // lambda below captures value,
-  const nlohmann::json value = assignment_parts.second;        // which clang refuses in C++17
-  const auto& problem_specs = find_problem(config.problem).params;
-  const auto& method_specs = find_method(config.method).params;
-  auto set = [&](nlohmann::json& params, const std::string& name) {
-    if (params.contains(name))
-      throw InputError("--param " + name + " is given twice: give each parameter once");
-    params[name] = value;
-  };
-  if (key.rfind("problem.", 0) == 0) return set(config.problem_params, key.substr(8));
-  if (key.rfind("method.", 0) == 0) return set(config.method_params, key.substr(7));
-  const bool in_problem = declares(problem_specs, key);
-  const bool in_method = declares(method_specs, key);
-  if (in_problem && in_method)
-    throw InputError("--param " + key + " is ambiguous: write problem." + key + " or method." +
-                     key);
-  if (in_problem) {
-    set(config.problem_params, key);
-  } else if (in_method) {
-    set(config.method_params, key);
-  } else {
-    throw InputError("unknown parameter '" + key + "' (problem '" + config.problem +
-                     "' takes: " + join(names_of(problem_specs), ", ") + "; method '" +
-                     config.method + "' takes: " + join(names_of(method_specs), ", ") + ")");
-  }
+  const auto [key, value] = parse_assignment(assignment);
+  cmb::apply_param(config, key, value);
 }
 
 std::string fmt(const nlohmann::json& value, const char* format = "%.3g") {

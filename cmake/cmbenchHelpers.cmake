@@ -16,7 +16,9 @@
 #     Register its tests with gtest_discover_tests(NAME).
 # Both work in cmbench's own tree, after add_subdirectory(cmbench) and after find_package(cmbench).
 
-set(_CMBENCH_HELPERS_DIR "${CMAKE_CURRENT_LIST_DIR}")
+# A cache entry, not a variable: the functions are called from the directory that includes cmbench
+# (add_subdirectory), where our variables are not visible.
+set(_CMBENCH_HELPERS_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "cmbench helpers directory")
 
 # The ids defined in `files` by CMB_DEFINE_<kind>(id), one per file, into `out`.
 function(_cmbench_entry_ids kind out)

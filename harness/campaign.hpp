@@ -4,6 +4,8 @@
 // interrupted campaign resumes without redoing finished runs. Schema: docs/campaigns.md.
 #pragma once
 
+#include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -35,13 +37,15 @@ Campaign parse_campaign(const std::string& text, const std::string& origin);
 int default_jobs();
 
 // What a running campaign reports, run by run. The command line supplies a console reporter
-// (cli/progress.hpp); without one a campaign runs silently apart from its summary line.
+// (cli/progress.hpp); without one a campaign runs silently.
 class CampaignProgress {
  public:
   virtual ~CampaignProgress() = default;
-  virtual void started(std::size_t pending_runs) = 0;
-  virtual void finished(const CampaignRun& run, const std::string& status) = 0;
-  virtual void ended() = 0;  // after the last run, or before the message of a stop
+  // The runs still to do (in the order they start) and how many run at once.
+  virtual void started(const std::vector<const CampaignRun*>& pending, int jobs) = 0;
+  // A run ended with `status` after `seconds` of wall time in its worker.
+  virtual void finished(const CampaignRun& run, const std::string& status, double seconds) = 0;
+  virtual void ended() = 0;  // after the last run, or before a stop
 };
 
 struct CampaignOptions {
@@ -58,15 +62,48 @@ struct CampaignOptions {
 // Sets the shard from its text "I/N" (two whole numbers, 1 <= I <= N); InputError otherwise.
 void set_shard(CampaignOptions& options, const std::string& text);
 
+// Statuses that say a run was not attempted for a reason its method or problem declares
+// (unsupported): expected, unlike a numerical outcome (singular, diverged, ...) or a crash.
+bool is_expected_status(const std::string& status);
+
+// What a campaign did: the runs of its selection by status, and where results.json went.
+struct CampaignSummary {
+  std::size_t runs = 0;
+  std::map<std::string, std::size_t> statuses;
+  std::filesystem::path results;  // empty after a dry run
+  std::size_t not_ok() const;
+};
+// One line: "714 runs: 590 ok, 20 unsupported (expected), 104 with a numerical status
+// (43 singular, 42 branch_switch, ...); results in DIR/results.json".
+std::string summary_line(const CampaignSummary& summary);
+
 // Thrown after a campaign finished and wrote its results when some runs crashed or hit an
 // internal error (a bug, not a numerical outcome): `cmbench campaign` exits 3.
 class InternalRunErrors : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  InternalRunErrors(const std::string& message, CampaignSummary summary)
+      : std::runtime_error(message), summary_(std::move(summary)) {}
+  const CampaignSummary& summary() const { return summary_; }
+
+ private:
+  CampaignSummary summary_;
+};
+
+// Thrown by run_campaign when SIGINT, SIGTERM or SIGHUP stopped it: the workers are stopped and
+// reaped, their temporaries removed, the finished records kept (--resume completes the set) and
+// the signal handlers the caller had are back. The command line then dies of the same signal.
+class CampaignStopped : public std::runtime_error {
+ public:
+  CampaignStopped(int signal, const std::string& message)
+      : std::runtime_error(message), signal_(signal) {}
+  int signal() const { return signal_; }
+
+ private:
+  int signal_;
 };
 
 // Runs the campaign and writes <out>/runs/*.json, <out>/series/*.csv and <out>/results.json.
-// Returns the number of runs whose status is not ok.
-int run_campaign(const Campaign& campaign, const CampaignOptions& options);
+// A dry run lists the selected keys on standard output and writes nothing.
+CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& options);
 
 }  // namespace cmb

@@ -185,12 +185,13 @@ std::vector<const CampaignRun*> select_runs(const Campaign& campaign,
 // Counts the finished runs for the stop message and forwards to the reporter, if any.
 class Progress {
  public:
-  Progress(CampaignProgress* reporter, std::size_t total) : reporter_(reporter), total_(total) {
-    if (reporter_) reporter_->started(total);
+  Progress(CampaignProgress* reporter, const std::vector<const CampaignRun*>& pending, int jobs)
+      : reporter_(reporter), total_(pending.size()) {
+    if (reporter_) reporter_->started(pending, jobs);
   }
-  void finished(const CampaignRun& run, const std::string& status) {
+  void finished(const CampaignRun& run, const std::string& status, double seconds) {
     ++finished_;
-    if (reporter_) reporter_->finished(run, status);
+    if (reporter_) reporter_->finished(run, status, seconds);
   }
   void end_line() const {
     if (reporter_) reporter_->ended();
@@ -203,16 +204,20 @@ class Progress {
   std::size_t total_, finished_ = 0;
 };
 
-// Gathers the selected runs' records into results.json; returns how many are not ok.
-std::size_t write_results(const Campaign& campaign, const CampaignOptions& options,
-                          const std::vector<const CampaignRun*>& selected, const fs::path& out) {
+// Gathers the selected runs' records into results.json; returns the count of each status.
+CampaignSummary write_results(const Campaign& campaign, const CampaignOptions& options,
+                              const std::vector<const CampaignRun*>& selected,
+                              const fs::path& out) {
   json runs = json::array();
-  std::size_t not_ok = 0;
+  CampaignSummary summary;
+  summary.runs = selected.size();
+  summary.results = out / "results.json";
   for (const auto* run : selected) {
     std::ifstream in(out / "runs" / (run->file + ".json"));
     json record = json::parse(in, nullptr, false);
     if (record.is_discarded()) record = workers::crash_record(*run, "record unreadable");
-    if (record.value("status", "") != "ok") ++not_ok;
+    const json status = record.value("status", json());
+    ++summary.statuses[status.is_string() ? status.get<std::string>() : "unreadable"];
     runs.push_back(record);
   }
   const json results = {{"schema", "cmbench.results/1"},
@@ -222,8 +227,8 @@ std::size_t write_results(const Campaign& campaign, const CampaignOptions& optio
                         {"filter", options.filter},
                         {"context", run_context()},
                         {"runs", runs}};
-  write_file_atomically((out / "results.json").string(), results.dump(1) + "\n");
-  return not_ok;
+  write_file_atomically(summary.results.string(), results.dump(1) + "\n");
+  return summary;
 }
 
 [[noreturn]] void stop_by_signal(workers::Active& active, const fs::path& out,
@@ -231,23 +236,67 @@ std::size_t write_results(const Campaign& campaign, const CampaignOptions& optio
   const int signal = workers::stop_signal_received();
   workers::stop_workers(active, out);
   progress.end_line();
-  std::cerr << "cmbench: campaign stopped by signal " << signal << " after " << progress.count()
-            << " of " << progress.total() << " runs; finish it with --resume\n";
-  std::fflush(nullptr);
-  workers::default_stop_signals();
-  std::raise(signal);
-  std::_Exit(128 + signal);  // not reached: the default action of these signals ends the process
+  throw CampaignStopped(signal, "campaign stopped by signal " + std::to_string(signal) + " after " +
+                                    std::to_string(progress.count()) + " of " +
+                                    std::to_string(progress.total()) +
+                                    " runs; finish it with --resume");
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
 
-int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
+bool is_expected_status(const std::string& status) { return status == "unsupported"; }
+
+std::size_t CampaignSummary::not_ok() const {
+  std::size_t count = 0;
+  for (const auto& [status, n] : statuses)
+    if (status != "ok") count += n;
+  return count;
+}
+
+std::string summary_line(const CampaignSummary& summary) {
+  std::ostringstream line;
+  auto count = [&](const std::string& status) {
+    const auto it = summary.statuses.find(status);
+    return it == summary.statuses.end() ? std::size_t{0} : it->second;
+  };
+  line << summary.runs << " runs: " << count("ok") << " ok";
+  std::size_t expected = 0, numerical = 0, crashed = count("crashed");
+  std::vector<std::pair<std::size_t, std::string>> others;
+  for (const auto& [status, n] : summary.statuses) {
+    if (status == "ok" || status == "crashed") continue;
+    if (is_expected_status(status)) {
+      expected += n;
+    } else {
+      numerical += n;
+      others.emplace_back(n, status);
+    }
+  }
+  if (expected > 0) line << ", " << expected << " unsupported (expected)";
+  if (numerical > 0) {
+    std::sort(others.rbegin(), others.rend());
+    line << ", " << numerical << " with a numerical status (";
+    for (std::size_t i = 0; i < others.size(); ++i)
+      line << (i ? ", " : "") << others[i].first << " " << others[i].second;
+    line << ")";
+  }
+  if (crashed > 0) line << ", " << crashed << " crashed";
+  if (!summary.results.empty()) line << "; results in " << summary.results.string();
+  return line.str();
+}
+
+CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& options) {
   const std::vector<const CampaignRun*> selected = select_runs(campaign, options);
   if (options.dry_run) {
     for (const auto* run : selected) std::cout << run->key << "\n";
     std::cout << selected.size() << " runs (of " << campaign.runs.size() << " in campaign '"
               << campaign.name << "')\n";
-    return 0;
+    CampaignSummary summary;
+    summary.runs = selected.size();
+    return summary;
   }
   const fs::path out = options.out_dir.empty() ? default_out_dir(campaign.name) : options.out_dir;
   check_output_dir(campaign, options, out);
@@ -256,8 +305,8 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
   make_directory(out / "series");
   write_file_atomically((out / "campaign.json").string(), campaign.source.dump(2) + "\n");
 
-  workers::catch_stop_signals();
-  Progress progress(options.progress, pending.size());
+  const workers::StopSignals stop_signals;  // caught until the pool is done, however it ends
+  Progress progress(options.progress, pending, options.jobs);
   workers::Active active;
   std::size_t next = 0, internal_errors = 0;
   while (next < pending.size() || !active.empty()) {
@@ -284,20 +333,17 @@ int run_campaign(const Campaign& campaign, const CampaignOptions& options) {
     }
     const fs::path record = out / "runs" / (worker.run->file + ".json");
     internal_errors += workers::record_ended_worker(worker, wstatus, record);
-    progress.finished(*worker.run, workers::status_in(record));
+    progress.finished(*worker.run, workers::status_in(record), seconds_since(worker.started));
   }
   progress.end_line();
-  workers::default_stop_signals();
 
-  const std::size_t not_ok = write_results(campaign, options, selected, out);
-  std::cout << selected.size() << " runs, " << not_ok << " not ok; results in "
-            << (out / "results.json").string() << "\n";
+  const CampaignSummary summary = write_results(campaign, options, selected, out);
   if (internal_errors > 0)
     throw InternalRunErrors(std::to_string(internal_errors) +
-                            " run(s) ended in a crash or an "
-                            "internal error (status crashed, the message says which): please "
-                            "report them");
-  return static_cast<int>(not_ok);
+                                " run(s) ended in a crash or an internal error (status crashed, "
+                                "the message says which): please report them",
+                            summary);
+  return summary;
 }
 
 }  // namespace cmb

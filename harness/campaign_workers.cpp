@@ -48,16 +48,21 @@ namespace {
 volatile std::sig_atomic_t stop_signal = 0;
 extern "C" void note_stop_signal(int signal) { stop_signal = signal; }
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+struct sigaction saved_actions[3];
 
 }  // namespace
 
-void catch_stop_signals() {
+StopSignals::StopSignals() {
   stop_signal = 0;
   struct sigaction action {};
   action.sa_handler = note_stop_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = 0;  // no SA_RESTART: waitpid returns EINTR
-  for (int signal : kStopSignals) ::sigaction(signal, &action, nullptr);
+  for (int i = 0; i < 3; ++i) ::sigaction(kStopSignals[i], &action, &saved_actions[i]);
+}
+
+StopSignals::~StopSignals() {
+  for (int i = 0; i < 3; ++i) ::sigaction(kStopSignals[i], &saved_actions[i], nullptr);
 }
 
 void default_stop_signals() {

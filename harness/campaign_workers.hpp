@@ -37,10 +37,16 @@ nlohmann::json crash_record(const CampaignRun& run, const std::string& why,
 
 // SIGINT, SIGTERM and SIGHUP stop a campaign the same way: the parent notices (the handler only
 // sets a flag and interrupts waitpid), stops and reaps its workers, removes their temporary files
-// and then dies of the same signal, so the shell sees how it ended; --resume finishes the rest.
-void catch_stop_signals();
-void default_stop_signals();
-int stop_signal_received();  // 0 while none arrived
+// and gives the caller back its own handlers (CampaignStopped); --resume finishes the rest.
+class StopSignals {
+ public:
+  StopSignals();   // catches them, keeping the handlers it replaces
+  ~StopSignals();  // puts those back
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+};
+void default_stop_signals();  // in a worker: the default actions
+int stop_signal_received();   // 0 while none arrived
 
 // Forks a worker that executes `run` and writes its record and series under `out`.
 pid_t start_worker(const CampaignRun& run, const std::filesystem::path& out);

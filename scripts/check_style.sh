@@ -10,5 +10,5 @@ clang-format-14 --version | grep -q 'version 14\.' || {
   echo "check_style: clang-format-14 is not version 14"; exit 1; }
 git ls-files '*.cpp' '*.hpp' '*.h' | xargs clang-format-14 --dry-run --Werror
 echo "check_style: $(git ls-files '*.cpp' '*.hpp' '*.h' | wc -l) C++ files formatted"
-pyflakes3 python problems/derive tests/*.py
+pyflakes3 python problems/derive examples/python tests/*.py tests/python
 echo "check_style: Python clean under pyflakes3"

@@ -14,5 +14,4 @@ for name in ${CMB_CAMPAIGNS:-default baumgarte_study scaling}; do
   echo "== campaign ${name} -> ${out}"
   build/cmbench campaign "campaigns/${name}.json" --out "$out" --resume "$@"
   bash scripts/report.sh "$out"
-  echo "   report: ${out}/report.md (and report.html)"
 done

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh clang libclang-rt-14-dev
 CC=clang CXX=clang++ cmake -S . -B build-san -DCMAKE_BUILD_TYPE=Release -DCMB_SANITIZE=ON \
-  -DCMB_FUZZ=ON >/dev/null
+  -DCMB_FUZZ=ON -DCMB_PYTHON_MODULE=OFF >/dev/null
 cmake --build build-san -j2
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

@@ -1,8 +1,20 @@
-"""cmbench's Python side: reading result sets, figures, tables and reports, and the tools that
-keep the docs current. Put this folder's parent on the module path (PYTHONPATH=python from the
-repository root, or run from python/) and use the entry points:
+"""cmbench from Python: runs and campaigns of the C++ harness, result sets as DataFrames, figures,
+tables and reports, and the tools that keep the docs current.
+
+    import cmbench
+    cmbench.list()                     # the catalog (problems, methods, steppers, parameters)
+    cmbench.describe("andrews_squeezer")
+    record = cmbench.run(problem="simple_pendulum", method="baumgarte", stepper="rk4", dt=1e-3)
+    summary = cmbench.campaign("campaigns/smoke.json", jobs=2, out="/tmp/smoke")
+    frame = cmbench.load("/tmp/smoke")  # one row per run (pandas)
+    cmbench.report.main(["/tmp/smoke"]) # figures, tables, report.md/.html
+
+list, describe, run and campaign need the compiled module cmbench._core, built with the project
+(PYTHONPATH=build/python) or installed with it (docs/python.md); everything else is pure Python
+(PYTHONPATH=python is enough). Entry points:
 
     python3 -m cmbench.report RESULTS_DIR        figures, tables, report.md and report.html
+    python3 -m cmbench.derive MODEL.py           a problem's C++ code from a sympy model
     python3 -m cmbench.bench JSON... --out DIR   cost per RHS call against size (bench/cmb_bench)
     python3 -m cmbench.docs.pages                docs/methods/*.md, docs/problems/*.md from headers
     python3 -m cmbench.docs.numbers --check      numbers quoted in README.md and docs/*.md
@@ -11,9 +23,22 @@ repository root, or run from python/) and use the entry points:
     python3 -m cmbench.docs.bad_input_table CMBENCH [--check]   docs/bad_input.md
     python3 -m cmbench.docs.check_sources        no citation of a document outside the repository
 
-Modules: results (run records, result sets, series CSV), plot (styles, panels, fits, Markdown and
-LaTeX tables), figures.runs and figures.baumgarte (one function per figure), tables (the
-report's tables), report (the report), bench (the benchmark figure). They need numpy, and
-matplotlib for figures; pandas is optional (results.frame). scripts/report.sh wraps the report.
-The symbolic derivations of generated problem code live beside that code, in problems/derive/.
+Modules: api (the functions above), results (run records, result sets, series CSV), plot
+(styles, panels, fits, Markdown and LaTeX tables), figures.runs and figures.baumgarte (one
+function per figure), tables (the report's tables), report (the report), bench (the benchmark
+figure), derive (sympy models to problems). They need numpy, matplotlib for figures and pandas
+for load. The symbolic derivations of the generated problems live beside them, in
+problems/derive/.
 """
+from .api import InputError, campaign, describe, load, run, version
+from .api import list_catalog as list
+
+__all__ = ["list", "describe", "run", "campaign", "load", "version", "InputError", "report"]
+
+
+def __getattr__(name):
+    # cmbench.report without importing matplotlib for every `import cmbench`.
+    if name == "report":
+        import importlib
+        return importlib.import_module(".report", __name__)
+    raise AttributeError(f"module 'cmbench' has no attribute '{name}'")

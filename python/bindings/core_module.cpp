@@ -1,0 +1,98 @@
+// cmbench._core: the harness seen from Python (pybind11). Everything crosses as JSON text, the
+// vocabulary of the command line, campaign files and records, so the Python side (cmbench/api.py)
+// gets plain dicts and the C++ side needs no Python types. Long calls release the GIL.
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+#include "catalog/catalog.hpp"
+#include "cli/progress.hpp"
+#include "core/errors.hpp"
+#include "harness/campaign.hpp"
+#include "harness/catalog_doc.hpp"
+#include "harness/context.hpp"
+#include "harness/metrics.hpp"
+#include "harness/output.hpp"
+#include "harness/run_request.hpp"
+#include "harness/self_converged.hpp"
+
+namespace py = pybind11;
+using nlohmann::json;
+
+namespace {
+
+std::string catalog(const std::string& what) { return cmb::catalog_json(what).dump(); }
+
+std::string describe(const std::string& id, const std::string& params) {
+  return cmb::problem_description(id, json::parse(params)).dump();
+}
+
+// One run: its record, and the sampled series as CSV text when asked for (empty otherwise).
+py::tuple run(const std::string& request, bool with_series) {
+  std::string record, series;
+  {
+    py::gil_scoped_release release;
+    cmb::PreparedRun prepared = cmb::prepare_run(cmb::run_config_from_json(json::parse(request)));
+    const cmb::RunResult result = cmb::run_with_reference(prepared);
+    if (result.record["status"] == "invalid_input")
+      throw cmb::InputError(result.record["message"].get<std::string>());
+    record = result.record.dump();
+    if (with_series && result.problem)
+      cmb::stream_series_csv(*result.problem, result.series, result.reference,
+                             [&series](const std::string& piece) { series += piece; });
+  }
+  return py::make_tuple(record, series);
+}
+
+// A campaign from the text of its file; `options`: jobs, out, filter, resume, force, shard
+// ("I/N"), dry_run, progress (console lines on standard output). Returns the summary.
+std::string campaign(const std::string& text, const std::string& origin,
+                     const std::string& options) {
+  const json o = json::parse(options);
+  cmb::CampaignOptions settings;
+  if (o.contains("jobs") && !o["jobs"].is_null()) settings.jobs = o["jobs"].get<int>();
+  settings.out_dir = o.value("out", "");
+  settings.filter = o.value("filter", "");
+  settings.resume = o.value("resume", false);
+  settings.force = o.value("force", false);
+  settings.dry_run = o.value("dry_run", false);
+  cmb::set_shard(settings, o.value("shard", "1/1"));
+  if (settings.jobs < 1) throw cmb::InputError("jobs must be >= 1");
+  cmb::cli::ConsoleProgress console;
+  if (o.value("progress", false)) settings.progress = &console;
+  cmb::CampaignSummary summary;
+  {
+    py::gil_scoped_release release;
+    summary = cmb::run_campaign(cmb::parse_campaign(text, origin), settings);
+  }
+  return json{{"runs", summary.runs},
+              {"statuses", summary.statuses},
+              {"results", summary.results.string()},
+              {"summary", cmb::summary_line(summary)}}
+      .dump();
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "cmbench's harness (C++): catalog, runs and campaigns, as JSON text";
+  static py::exception<cmb::InputError> input_error(m, "InputError", PyExc_ValueError);
+  static py::exception<cmb::CampaignStopped> stopped(m, "CampaignStopped", PyExc_KeyboardInterrupt);
+  static py::exception<cmb::InternalRunErrors> internal(m, "InternalRunErrors", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const cmb::InputError& e) {  // OutputError too: a path the user gave
+      input_error(e.what());
+    } catch (const cmb::CampaignStopped& e) {
+      stopped(e.what());
+    } catch (const cmb::InternalRunErrors& e) {
+      internal((cmb::summary_line(e.summary()) + "; " + e.what()).c_str());
+    }
+  });
+  m.def("version", &cmb::version_text, "cmbench's version, git sha and build type");
+  m.def("catalog", &catalog, py::arg("what") = "");
+  m.def("describe", &describe, py::arg("id"), py::arg("params") = "{}");
+  m.def("run", &run, py::arg("request"), py::arg("series") = false);
+  m.def("campaign", &campaign, py::arg("text"), py::arg("origin"), py::arg("options") = "{}");
+}

@@ -1,0 +1,181 @@
+"""cmbench from Python: the catalog, one run, a campaign, and result sets as a pandas DataFrame.
+
+    import cmbench
+    cmbench.list()["methods"]                        # the catalog as dicts (cmbench list --json)
+    cmbench.describe("andrews_squeezer")             # one problem (cmbench describe --json)
+    r = cmbench.run(problem="simple_pendulum", method="baumgarte", stepper="rk4", dt=1e-3,
+                    params={"omega0": 20}, series=True)
+    r["status"], r["metrics"]["error"]["final_abs_max"], r["series"]["t"]
+    out = cmbench.campaign("campaigns/smoke.json", jobs=2, out="/tmp/smoke")
+    df = cmbench.load(out["results"])                # one row per run
+
+run, list, describe and campaign call the compiled module cmbench._core (built with the project:
+PYTHONPATH=build/python, or the installed package); load needs only pandas. Bad input raises
+cmbench.InputError (a ValueError) with the message the command line prints; a numerical failure
+is a run status, not an exception.
+"""
+import builtins
+import csv
+import io
+import json
+import math
+import os
+
+import numpy as np
+
+from . import results
+
+__all__ = ["list_catalog", "describe", "run", "campaign", "load", "version", "InputError"]
+
+
+class InputError(ValueError):
+    """Bad input (unknown id, parameter or value): the message names it and what is valid."""
+
+
+def _core():
+    try:
+        from . import _core as core
+    except ImportError as e:
+        raise ImportError(
+            "the compiled module cmbench._core is not built or not on the path: build cmbench "
+            "(bash scripts/build.sh) and use PYTHONPATH=build/python, or install the package "
+            f"(cmake --install build --prefix P); the pure-Python parts work without it ({e})"
+        ) from None
+    return core
+
+
+def _call(function, *args):
+    """A call into _core, its input errors as cmbench.InputError."""
+    core = _core()
+    try:
+        return function(core)(*args)
+    except core.InputError as e:
+        raise InputError(str(e)) from None
+
+
+def version():
+    """cmbench's version, git sha and build type, e.g. '0.2.0 (git 1a2b3c4d5e6f, Release)'."""
+    return _core().version()
+
+
+def list_catalog(what=""):
+    """The catalog: {"problems": [...], "methods": [...], "steppers": [...]} with ids, summaries,
+    capabilities and parameters (what: "problems", "methods" or "steppers" for one list)."""
+    return json.loads(_call(lambda c: c.catalog, what))
+
+
+def describe(id, **params):
+    """A problem as `cmbench describe --json` shows it, built with the given parameters; a method
+    or stepper id gives its catalog entry."""
+    catalog = list_catalog()
+    for kind in ("methods", "steppers"):
+        for entry in catalog[kind]:
+            if entry["id"] == id:
+                return entry
+    return json.loads(_call(lambda c: c.describe, id, json.dumps(params)))
+
+
+def _series_from_csv(text):
+    """{column: numpy array} of a series CSV text (empty cells NaN)."""
+    rows = builtins.list(csv.reader(io.StringIO(text)))
+    if not rows:
+        return {}
+    header, body = rows[0], [r for r in rows[1:] if r]
+    columns = np.full((len(body), len(header)), math.nan)
+    for i, row in enumerate(body):
+        for j, cell in enumerate(row):
+            if cell:
+                columns[i, j] = float(cell)
+    return {name: columns[:, j] for j, name in enumerate(header)}
+
+
+def run(problem, method, stepper, *, dt=None, tol=None, abs_tol=None, rel_tol=None, max_dt=None,
+        params=None, t_end=None, sample_dt=None, repeat=0, series=False, **settings):
+    """One run, as `cmbench run` does it; returns its record (docs/json_schema.md) as a dict, with
+    "series" ({column: numpy array}, the CSV of --series) when series=True.
+
+    params: {key: value} with keys as --param takes them (problem.KEY, method.KEY, or a key only
+    one of them declares). repeat: timed repetitions after the instrumented run (default 0 here:
+    timing is the command line's and the campaigns' business; give 3 to time like them). Further
+    keyword settings: max_steps, max_rhs_calls, time_limit (checked between steps), reference,
+    reference_cache, initial_assembly, initial_tol, perturb_position, perturb_velocity."""
+    request = {"problem": problem, "method": method, "stepper": stepper, "dt": dt, "tol": tol,
+               "abs_tol": abs_tol, "rel_tol": rel_tol, "max_dt": max_dt, "t_end": t_end,
+               "sample_dt": sample_dt, "repeat": repeat, "params": params or {}}
+    request.update(settings)
+    record_text, series_text = _call(lambda c: c.run, json.dumps(request), bool(series))
+    record = json.loads(record_text)
+    if series:
+        record["series"] = _series_from_csv(series_text)
+    return record
+
+
+def campaign(file_or_dict, *, jobs=None, out=None, filter=None, resume=False, force=False,
+             shard=None, dry_run=False, progress=False):
+    """Runs a campaign (a campaign file's path, or the same document as a dict) in worker
+    processes, as `cmbench campaign` does, and returns {"runs", "statuses" (count by status),
+    "results" (path of results.json), "summary" (the command line's last line)}. Ctrl-C stops it
+    like the command line (cmbench._core.CampaignStopped, a KeyboardInterrupt; --resume, here
+    resume=True, completes it)."""
+    if isinstance(file_or_dict, dict):
+        text, origin = json.dumps(file_or_dict), "campaign (dict)"
+    else:
+        origin = os.fspath(file_or_dict)
+        try:
+            with open(origin, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise InputError(f"cannot read campaign file '{origin}': {e.strerror}") from None
+    options = {"jobs": jobs, "out": os.fspath(out) if out else "", "filter": filter or "",
+               "resume": resume, "force": force, "shard": shard or "1/1", "dry_run": dry_run,
+               "progress": progress}
+    return json.loads(_call(lambda c: c.campaign, text, origin, json.dumps(options)))
+
+
+# Counters that are whole numbers in every record: integer columns (nullable where missing).
+_COUNT_COLUMNS = ["rhs_calls", "steps_accepted", "steps_rejected", "jacobian_evaluations",
+                  "stepper_resets", "method_rejections", "samples", "nq", "mh", "mn",
+                  "timing_repetitions", "order"]
+# Columns of results.flatten that hold dicts or repeat what the expansion below spells out.
+_NESTED = {"files", "problem_params", "method_params"}
+
+
+def tidy_rows(records):
+    """One flat dict per record: the report's row fields (results.flatten) without nested values,
+    plus problem.<param> and method.<param> for every parameter value the record carries,
+    stepper.<field> for the stepper's settings and work.<counter> for the method's counters."""
+    rows = []
+    for record in records:
+        row = {k: v for k, v in results.flatten(record).items() if k not in _NESTED}
+        for kind in ("problem", "method"):
+            for name, value in ((record.get(kind) or {}).get("params") or {}).items():
+                row[f"{kind}.{name}"] = value
+        for name, value in (record.get("stepper") or {}).items():
+            if name != "id":
+                row[f"stepper.{name}"] = value
+        work = record.get("work") or {}
+        for name in ("stepper_resets", "method_rejections"):
+            row[name] = work.get(name)
+        for name, value in (work.get("method") or {}).items():
+            row[f"work.{name}"] = value
+        row["samples"] = record.get("samples")
+        row["timing_repetitions"] = (record.get("timing") or {}).get("repetitions")
+        rows.append(row)
+    return rows
+
+
+def load(results_dir):
+    """A result set (a campaign's output directory) as a tidy pandas DataFrame: one row per run,
+    the columns of tidy_rows (docs/python.md lists them), counts as integers (pandas' nullable
+    Int64, <NA> where a run has none)."""
+    import pandas
+    frame = pandas.DataFrame(tidy_rows(results.load(os.fspath(results_dir))))
+    for column in frame.columns:
+        # work.* also holds measured extremes (min_partition_quality, max_alpha_p): only counters,
+        # whole numbers in every run that has them, become integers.
+        if column in _COUNT_COLUMNS or column.startswith("work."):
+            values = [None if v is None or v != v else v for v in frame[column]]
+            if all(v is None or float(v).is_integer() for v in values):
+                frame[column] = pandas.array(
+                    [None if v is None else int(v) for v in values], dtype="Int64")
+    return frame
