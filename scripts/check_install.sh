@@ -25,4 +25,9 @@ bench="$work/example/mybench"
 PYTHONPATH="$root/python" /usr/bin/python3 -m cmbench.report "$work/campaign" >/dev/null
 test -s "$work/campaign/report.md"
 grep -q example_kkt_lu "$work/campaign/report.md" || { echo "example method not in the report"; exit 1; }
-echo "check_install: installed package, out-of-tree example built, tested and run"
+# The Python module from the prefix, with whichever python3 is first on the PATH (built for
+# Debian's 3.11; any CPython 3.11 loads it) and with Debian's (pandas for load).
+site="$prefix/lib/python3/dist-packages"
+(cd "$work" && PYTHONPATH="$site" python3 -c "import cmbench; r = cmbench.run(problem='simple_pendulum', method='baumgarte', stepper='rk4', dt=1e-3); assert r['status'] == 'ok', r")
+(cd "$work" && PYTHONPATH="$site" /usr/bin/python3 -c "import cmbench; f = cmbench.load('$work/campaign'); assert len(f) == 15, len(f); print('python from the prefix:', cmbench.version(), len(f), 'runs loaded')")
+echo "check_install: installed package, out-of-tree example built, tested and run; Python module imported from the prefix"

@@ -10,7 +10,8 @@
     df = cmbench.load(out["results"])                # one row per run
 
 run, list, describe and campaign call the compiled module cmbench._core (built with the project:
-PYTHONPATH=build/python, or the installed package); load needs only pandas. Bad input raises
+PYTHONPATH=build/python, or the installed package) and need nothing else (numpy for series=True);
+load needs pandas. Bad input raises
 cmbench.InputError (a ValueError) with the message the command line prints; a numerical failure
 is a run status, not an exception.
 """
@@ -20,10 +21,6 @@ import io
 import json
 import math
 import os
-
-import numpy as np
-
-from . import results
 
 __all__ = ["list_catalog", "describe", "run", "campaign", "load", "version", "InputError"]
 
@@ -77,6 +74,7 @@ def describe(id, **params):
 
 def _series_from_csv(text):
     """{column: numpy array} of a series CSV text (empty cells NaN)."""
+    import numpy as np
     rows = builtins.list(csv.reader(io.StringIO(text)))
     if not rows:
         return {}
@@ -144,6 +142,7 @@ def tidy_rows(records):
     """One flat dict per record: the report's row fields (results.flatten) without nested values,
     plus problem.<param> and method.<param> for every parameter value the record carries,
     stepper.<field> for the stepper's settings and work.<counter> for the method's counters."""
+    from . import results
     rows = []
     for record in records:
         row = {k: v for k, v in results.flatten(record).items() if k not in _NESTED}
@@ -169,6 +168,8 @@ def load(results_dir):
     the columns of tidy_rows (docs/python.md lists them), counts as integers (pandas' nullable
     Int64, <NA> where a run has none)."""
     import pandas
+
+    from . import results
     frame = pandas.DataFrame(tidy_rows(results.load(os.fspath(results_dir))))
     for column in frame.columns:
         # work.* also holds measured extremes (min_partition_quality, max_alpha_p): only counters,
