@@ -7,6 +7,8 @@
 #include <limits>
 #include <sstream>
 
+#include "harness/steppers.hpp"
+
 namespace cmb::cli {
 
 namespace {
@@ -30,35 +32,51 @@ std::string format_seconds(double s) {
 
 void EtaEstimate::start(const std::vector<const CampaignRun*>& pending, int jobs) {
   jobs_ = std::max(1, jobs);
-  for (const CampaignRun* run : pending)
-    ++left_[{run->config.problem, run->config.method, run->config.stepper}];
+  for (const CampaignRun* run : pending) left_[run] = true;
+}
+
+std::string EtaEstimate::kind_of(const CampaignRun& run) {
+  const RunConfig& c = run.config;
+  return c.problem + c.problem_params.dump() + "/" + c.method + c.method_params.dump() + "/" +
+         c.stepper;
+}
+
+double EtaEstimate::work_scale(const CampaignRun& run) {
+  const RunConfig& c = run.config;
+  if (find_stepper(c.stepper).kind == StepperKind::fixed) return c.dt ? 1.0 / *c.dt : 1.0;
+  const int order = std::max(1, find_stepper(c.stepper).order);
+  const double tol = c.rel_tol ? *c.rel_tol : (c.abs_tol ? *c.abs_tol : 1.0);
+  return std::pow(tol, -1.0 / order);
 }
 
 void EtaEstimate::finished(const CampaignRun& run, double seconds) {
-  const Kind kind{run.config.problem, run.config.method, run.config.stepper};
-  if (--left_[kind] == 0) left_.erase(kind);
-  for (Mean* mean : {&by_kind_[kind], &by_pair_[{run.config.problem, run.config.method}],
-                     &by_problem_[run.config.problem], &all_}) {
+  left_.erase(&run);
+  const std::string pair =
+      run.config.problem + run.config.problem_params.dump() + "/" + run.config.method;
+  Mean& per_work = per_work_[kind_of(run)];
+  per_work.sum += seconds / work_scale(run);
+  ++per_work.count;
+  for (Mean* mean : {&by_pair_[pair], &by_problem_[run.config.problem], &all_}) {
     mean->sum += seconds;
     ++mean->count;
   }
 }
 
-double EtaEstimate::expected_seconds(const Kind& kind) const {
-  const auto [problem, method, stepper] = kind;
-  if (const auto it = by_kind_.find(kind); it != by_kind_.end())
-    return it->second.sum / it->second.count;
-  if (const auto it = by_pair_.find({problem, method}); it != by_pair_.end())
-    return it->second.sum / it->second.count;
-  if (const auto it = by_problem_.find(problem); it != by_problem_.end())
-    return it->second.sum / it->second.count;
-  return all_.sum / all_.count;
+double EtaEstimate::expected_seconds(const CampaignRun& run) const {
+  if (const auto it = per_work_.find(kind_of(run)); it != per_work_.end())
+    return it->second.value() * work_scale(run);
+  const std::string pair =
+      run.config.problem + run.config.problem_params.dump() + "/" + run.config.method;
+  if (const auto it = by_pair_.find(pair); it != by_pair_.end()) return it->second.value();
+  if (const auto it = by_problem_.find(run.config.problem); it != by_problem_.end())
+    return it->second.value();
+  return all_.value();
 }
 
 double EtaEstimate::remaining_seconds() const {
   if (all_.count == 0) return std::numeric_limits<double>::quiet_NaN();
   double work = 0.0;
-  for (const auto& [kind, count] : left_) work += count * expected_seconds(kind);
+  for (const auto& [run, pending] : left_) work += expected_seconds(*run);
   return work / jobs_;
 }
 

@@ -5,18 +5,17 @@
 #include <chrono>
 #include <map>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "harness/campaign.hpp"
 
 namespace cmb::cli {
 
-// The remaining wall time of a campaign, from its own finished runs: each run still to do is
-// expected to take as long as the finished runs most like it — same problem, method and stepper,
-// else same problem and method, else same problem, else any — and `jobs` of them run at once.
-// Runs of one kind differ most by tolerance or step, which is why the ETA starts rough and
-// improves as each kind's first runs finish.
+// The remaining wall time of a campaign, from its own finished runs. A run still to do is expected
+// to cost what the finished runs of its kind (problem case × method × stepper) cost, each scaled
+// by the work its step size or tolerance implies: time ∝ 1/dt at a fixed step, ∝ tol^(−1/p) for an
+// adaptive stepper of order p (its steps shrink like that). Kinds not yet seen take the mean of
+// their problem and method, else of their problem, else of all runs. `jobs` run at once.
 class EtaEstimate {
  public:
   void start(const std::vector<const CampaignRun*>& pending, int jobs);
@@ -24,15 +23,17 @@ class EtaEstimate {
   double remaining_seconds() const;  // NaN until a run has finished
 
  private:
-  using Kind = std::tuple<std::string, std::string, std::string>;  // problem, method, stepper
   struct Mean {
     double sum = 0.0;
     long count = 0;
+    double value() const { return sum / count; }
   };
-  double expected_seconds(const Kind& kind) const;
-  std::map<Kind, long> left_;  // runs of each kind still to finish
-  std::map<Kind, Mean> by_kind_;
-  std::map<std::pair<std::string, std::string>, Mean> by_pair_;
+  static std::string kind_of(const CampaignRun& run);
+  static double work_scale(const CampaignRun& run);
+  double expected_seconds(const CampaignRun& run) const;
+  std::map<const CampaignRun*, bool> left_;  // runs still to finish
+  std::map<std::string, Mean> per_work_;     // by kind: seconds / work_scale
+  std::map<std::string, Mean> by_pair_;      // by problem case and method
   std::map<std::string, Mean> by_problem_;
   Mean all_;
   int jobs_ = 1;

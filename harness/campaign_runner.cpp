@@ -113,6 +113,27 @@ std::vector<const CampaignRun*> runs_to_do(const std::vector<const CampaignRun*>
   return pending;
 }
 
+// The order the workers take the runs in: one run of each kind (problem case × method × stepper)
+// in turn, each kind's step sizes or tolerances in campaign order. Results and records do not
+// depend on it; the progress ETA does: it learns what every kind costs early, instead of meeting
+// the costliest methods of the last problem at the end.
+std::vector<const CampaignRun*> interleave_by_kind(const std::vector<const CampaignRun*>& pending) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const CampaignRun*>> kinds;
+  for (const auto* run : pending) {
+    const RunConfig& c = run->config;
+    const std::string kind = c.problem + c.problem_params.dump() + "/" + c.method +
+                             c.method_params.dump() + "/" + c.stepper;
+    if (!kinds.count(kind)) order.push_back(kind);
+    kinds[kind].push_back(run);
+  }
+  std::vector<const CampaignRun*> interleaved;
+  for (std::size_t round = 0; interleaved.size() < pending.size(); ++round)
+    for (const auto& kind : order)
+      if (round < kinds[kind].size()) interleaved.push_back(kinds[kind][round]);
+  return interleaved;
+}
+
 // --filter as a POSIX extended regular expression. glibc matches these without backtracking
 // (std::regex's ECMAScript matcher takes exponential time on patterns like '(.*)*X').
 class KeyFilter {
@@ -300,7 +321,7 @@ CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& op
   }
   const fs::path out = options.out_dir.empty() ? default_out_dir(campaign.name) : options.out_dir;
   check_output_dir(campaign, options, out);
-  const std::vector<const CampaignRun*> pending = runs_to_do(selected, out);
+  const std::vector<const CampaignRun*> pending = interleave_by_kind(runs_to_do(selected, out));
   make_directory(out / "runs");
   make_directory(out / "series");
   write_file_atomically((out / "campaign.json").string(), campaign.source.dump(2) + "\n");

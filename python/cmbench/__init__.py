@@ -36,9 +36,14 @@ from .api import list_catalog as list
 __all__ = ["list", "describe", "run", "campaign", "load", "version", "InputError", "report"]
 
 
+_SUBMODULES = {"report", "results", "plot", "style", "names", "tables", "figures", "bench",
+               "derive", "docs", "rerun"}
+
+
 def __getattr__(name):
-    # cmbench.report without importing matplotlib for every `import cmbench`.
-    if name == "report":
+    # cmbench.report, cmbench.results, ... on first use: `import cmbench` loads neither numpy nor
+    # matplotlib.
+    if name in _SUBMODULES:
         import importlib
-        return importlib.import_module(".report", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'cmbench' has no attribute '{name}'")
