@@ -25,6 +25,7 @@ struct Campaign {
   std::string name;
   nlohmann::json source;  // the campaign file as read
   std::vector<CampaignRun> runs;
+  std::string reference_cache;  // the file's "reference_cache"; empty: not given
 };
 
 // Reads and validates a campaign file: every run is prepared once, so a bad id, parameter or
@@ -33,7 +34,8 @@ Campaign load_campaign(const std::string& path);
 // The same from the file's text; `origin` names it in messages.
 Campaign parse_campaign(const std::string& text, const std::string& origin);
 
-// Worker processes when none are asked for: one per hardware thread.
+// Worker processes when none are asked for: one per CPU this process may use (its affinity mask:
+// taskset, cgroups, a batch allocation), at most SLURM_CPUS_PER_TASK when that is set.
 int default_jobs();
 
 // What a running campaign reports, run by run. The command line supplies a console reporter
@@ -55,12 +57,27 @@ struct CampaignOptions {
   bool resume = false;
   bool force = false;  // with resume: continue although the stored campaign file differs
   int shard_index = 1, shard_count = 1;  // run the runs with position % count == index − 1
+  // Where self-converged references are cached, shared by every shard and run of the campaign.
+  // Empty: the campaign file's reference_cache, else <the output directory's parent>/references.
+  std::string reference_cache;
   bool dry_run = false;
   CampaignProgress* progress = nullptr;  // not owned; null: no progress lines
 };
 
-// Sets the shard from its text "I/N" (two whole numbers, 1 <= I <= N); InputError otherwise.
+// Sets the shard from its text: "I/N" (two whole numbers, 1 <= I <= N), or "slurm": this task's
+// place in its Slurm job array (SLURM_ARRAY_TASK_ID among the array's ids, whatever its first id
+// and step; CMB_SHARD_COUNT, CMB_SHARD_BASE, CMB_SHARD_STEP describe the whole array when a
+// resubmission runs only some ids). InputError otherwise.
 void set_shard(CampaignOptions& options, const std::string& text);
+
+// The directory of self-converged references for a campaign written into `out_dir`.
+std::string reference_cache_dir(const Campaign& campaign, const CampaignOptions& options,
+                                const std::string& out_dir);
+
+// Computes the self-converged references the selected runs need into the campaign's cache (one
+// process computes each; others wait for it and read it), so that the shards of a job array
+// start with all of them in place. Prints a line per reference; returns how many it computed.
+std::size_t prepare_references(const Campaign& campaign, const CampaignOptions& options);
 
 // Statuses that say a run was not attempted for a reason its method or problem declares
 // (unsupported): expected, unlike a numerical outcome (singular, diverged, ...) or a crash.

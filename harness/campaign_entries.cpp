@@ -97,6 +97,12 @@ RunConfig parse_run_template(const json& doc) {
   if (doc.contains("initial_tol"))
     base.initial.tolerance = positive_at(doc["initial_tol"], "/initial_tol");
   at_path("/initial_assembly", [&] { validate(base.initial); });
+  if (doc.contains("reference")) {
+    base.reference = string_at(doc, "reference", "");
+    if (base.reference != "problem" && base.reference != "self_converged")
+      fail_at("/reference",
+              "expected \"problem\" or \"self_converged\", got " + excerpt(doc["reference"]));
+  }
   return base;
 }
 

@@ -139,15 +139,19 @@ Campaign parse_campaign(const std::string& text, const std::string& origin) {
   Campaign campaign;
   campaign.source = parse_json_input(text, "campaign file '" + origin + "'");
   const json& doc = campaign.source;
-  check_keys(
-      doc, "",
-      {"name", "description", "repeat", "sample_dt", "time_limit", "max_steps", "max_rhs_calls",
-       "initial_assembly", "initial_tol", "problems", "methods", "steppers", "exclude"},
-      {"name", "problems", "methods", "steppers"});
+  check_keys(doc, "",
+             {"name", "description", "repeat", "sample_dt", "time_limit", "max_steps",
+              "max_rhs_calls", "initial_assembly", "initial_tol", "reference", "reference_cache",
+              "problems", "methods", "steppers", "exclude"},
+             {"name", "problems", "methods", "steppers"});
   campaign.name = string_at(doc, "name", "");
   if (!std::regex_match(campaign.name, std::regex("[A-Za-z0-9_-]+")))
     fail_at("/name", "use letters, digits, '_' and '-' only, got " + excerpt(json(campaign.name)));
   check_text(doc, "description", "");
+  if (doc.contains("reference_cache")) {
+    campaign.reference_cache = string_at(doc, "reference_cache", "");
+    if (campaign.reference_cache.empty()) fail_at("/reference_cache", "expected a directory path");
+  }
   const RunConfig base = parse_run_template(doc);
   const auto problems = parse_problems(doc);
   const auto methods = parse_methods(doc);

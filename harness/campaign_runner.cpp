@@ -22,15 +22,12 @@
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
 #include "harness/campaign.hpp"
+#include "harness/campaign_plan.hpp"
 #include "harness/campaign_workers.hpp"
 #include "harness/context.hpp"
 #include "harness/output.hpp"
 
 namespace cmb {
-
-namespace build_info {
-extern const char* const git_sha;
-}
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -113,95 +110,9 @@ std::vector<const CampaignRun*> runs_to_do(const std::vector<const CampaignRun*>
   return pending;
 }
 
-// The order the workers take the runs in: one run of each kind (problem case × method × stepper)
-// in turn, each kind's step sizes or tolerances in campaign order. Results and records do not
-// depend on it; the progress ETA does: it learns what every kind costs early, instead of meeting
-// the costliest methods of the last problem at the end.
-std::vector<const CampaignRun*> interleave_by_kind(const std::vector<const CampaignRun*>& pending) {
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<const CampaignRun*>> kinds;
-  for (const auto* run : pending) {
-    const RunConfig& c = run->config;
-    const std::string kind = c.problem + c.problem_params.dump() + "/" + c.method +
-                             c.method_params.dump() + "/" + c.stepper;
-    if (!kinds.count(kind)) order.push_back(kind);
-    kinds[kind].push_back(run);
-  }
-  std::vector<const CampaignRun*> interleaved;
-  for (std::size_t round = 0; interleaved.size() < pending.size(); ++round)
-    for (const auto& kind : order)
-      if (round < kinds[kind].size()) interleaved.push_back(kinds[kind][round]);
-  return interleaved;
-}
-
-// --filter as a POSIX extended regular expression. glibc matches these without backtracking
-// (std::regex's ECMAScript matcher takes exponential time on patterns like '(.*)*X').
-class KeyFilter {
- public:
-  explicit KeyFilter(const std::string& pattern) : active_(!pattern.empty()) {
-    if (!active_) return;
-    const int error = ::regcomp(&regex_, pattern.c_str(), REG_EXTENDED | REG_NOSUB);
-    if (error != 0) {
-      char reason[256];
-      ::regerror(error, &regex_, reason, sizeof reason);
-      throw InputError("--filter " + excerpt(json(pattern)) +
-                       " is not a valid (POSIX extended) regular expression: " + reason);
-    }
-  }
-  ~KeyFilter() {
-    if (active_) ::regfree(&regex_);
-  }
-  KeyFilter(const KeyFilter&) = delete;
-  KeyFilter& operator=(const KeyFilter&) = delete;
-
-  bool matches(const std::string& key) const {
-    return !active_ || ::regexec(&regex_, key.c_str(), 0, nullptr, 0) == 0;
-  }
-
- private:
-  bool active_;
-  regex_t regex_{};
-};
-
-std::string default_out_dir(const std::string& name) {
-  std::string date = utc_timestamp().substr(0, 10);
-  return (fs::path("results") / name / (date + "_" + build_info::git_sha)).string();
-}
-
 }  // namespace
 
-int default_jobs() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
-
-void set_shard(CampaignOptions& options, const std::string& text) {
-  const auto slash = text.find('/');
-  auto whole = [](const std::string& part) {
-    return !part.empty() && part.size() < 7 &&
-           part.find_first_not_of("0123456789") == std::string::npos;
-  };
-  if (slash == std::string::npos || !whole(text.substr(0, slash)) || !whole(text.substr(slash + 1)))
-    throw InputError("--shard expects I/N with 1 <= I <= N, got '" + text + "'");
-  options.shard_index = std::stoi(text.substr(0, slash));
-  options.shard_count = std::stoi(text.substr(slash + 1));
-  if (options.shard_count < 1 || options.shard_index < 1 ||
-      options.shard_index > options.shard_count)
-    throw InputError("--shard expects I/N with 1 <= I <= N, got '" + text + "'");
-}
-
 namespace {
-
-// The runs of this shard that pass the filter, in campaign order.
-std::vector<const CampaignRun*> select_runs(const Campaign& campaign,
-                                            const CampaignOptions& options) {
-  std::vector<const CampaignRun*> selected;
-  const KeyFilter filter(options.filter);
-  std::size_t position = 0;
-  for (const auto& run : campaign.runs) {
-    if (!filter.matches(run.key)) continue;
-    if (static_cast<int>(position++ % options.shard_count) == options.shard_index - 1)
-      selected.push_back(&run);
-  }
-  return selected;
-}
 
 // Counts the finished runs for the stop message and forwards to the reporter, if any.
 class Progress {
@@ -269,46 +180,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-bool is_expected_status(const std::string& status) { return status == "unsupported"; }
-
-std::size_t CampaignSummary::not_ok() const {
-  std::size_t count = 0;
-  for (const auto& [status, n] : statuses)
-    if (status != "ok") count += n;
-  return count;
-}
-
-std::string summary_line(const CampaignSummary& summary) {
-  std::ostringstream line;
-  auto count = [&](const std::string& status) {
-    const auto it = summary.statuses.find(status);
-    return it == summary.statuses.end() ? std::size_t{0} : it->second;
-  };
-  line << summary.runs << " runs: " << count("ok") << " ok";
-  std::size_t expected = 0, numerical = 0, crashed = count("crashed");
-  std::vector<std::pair<std::size_t, std::string>> others;
-  for (const auto& [status, n] : summary.statuses) {
-    if (status == "ok" || status == "crashed") continue;
-    if (is_expected_status(status)) {
-      expected += n;
-    } else {
-      numerical += n;
-      others.emplace_back(n, status);
-    }
-  }
-  if (expected > 0) line << ", " << expected << " unsupported (expected)";
-  if (numerical > 0) {
-    std::sort(others.rbegin(), others.rend());
-    line << ", " << numerical << " with a numerical status (";
-    for (std::size_t i = 0; i < others.size(); ++i)
-      line << (i ? ", " : "") << others[i].first << " " << others[i].second;
-    line << ")";
-  }
-  if (crashed > 0) line << ", " << crashed << " crashed";
-  if (!summary.results.empty()) line << "; results in " << summary.results.string();
-  return line.str();
-}
-
 CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& options) {
   const std::vector<const CampaignRun*> selected = select_runs(campaign, options);
   if (options.dry_run) {
@@ -319,8 +190,9 @@ CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& op
     summary.runs = selected.size();
     return summary;
   }
-  const fs::path out = options.out_dir.empty() ? default_out_dir(campaign.name) : options.out_dir;
+  const fs::path out = campaign_out_dir(campaign, options);
   check_output_dir(campaign, options, out);
+  const std::string reference_cache = reference_cache_dir(campaign, options, out.string());
   const std::vector<const CampaignRun*> pending = interleave_by_kind(runs_to_do(selected, out));
   make_directory(out / "runs");
   make_directory(out / "series");
@@ -333,7 +205,7 @@ CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& op
   while (next < pending.size() || !active.empty()) {
     while (!workers::stop_signal_received() && next < pending.size() &&
            static_cast<int>(active.size()) < options.jobs) {
-      const pid_t pid = workers::start_worker(*pending[next], out);
+      const pid_t pid = workers::start_worker(*pending[next], out, reference_cache);
       active[pid] = workers::Worker{pending[next++], std::chrono::steady_clock::now()};
     }
     int wstatus = 0;

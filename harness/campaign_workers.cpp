@@ -98,10 +98,12 @@ pid_t wait_for_worker(Active& active, int& wstatus) {
 namespace {
 
 // Executes one run in a worker process; never returns.
-[[noreturn]] void work(const CampaignRun& run, const fs::path& out) {
+[[noreturn]] void work(const CampaignRun& run, const fs::path& out,
+                       const std::string& reference_cache) {
   int code = 0;
   try {
     PreparedRun prepared = prepare_run(run.config);
+    prepared.config.reference_cache = reference_cache;
     RunResult result = run_with_reference(prepared);
     result.record["files"] = run_files(run);
     write_file_atomically((out / "series" / (run.file + ".csv")).string(), [&](const Emit& emit) {
@@ -130,13 +132,14 @@ namespace {
 
 }  // namespace
 
-pid_t start_worker(const CampaignRun& run, const fs::path& out) {
+pid_t start_worker(const CampaignRun& run, const fs::path& out,
+                   const std::string& reference_cache) {
   std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
     default_stop_signals();
-    work(run, out);
+    work(run, out, reference_cache);
   }
   return pid;
 }

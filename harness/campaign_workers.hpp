@@ -48,8 +48,10 @@ class StopSignals {
 void default_stop_signals();  // in a worker: the default actions
 int stop_signal_received();   // 0 while none arrived
 
-// Forks a worker that executes `run` and writes its record and series under `out`.
-pid_t start_worker(const CampaignRun& run, const std::filesystem::path& out);
+// Forks a worker that executes `run` and writes its record and series under `out`; a
+// self-converged reference comes from (or goes to) `reference_cache`.
+pid_t start_worker(const CampaignRun& run, const std::filesystem::path& out,
+                   const std::string& reference_cache);
 
 // Waits for a worker to end, killing those past their time limit plus margin meanwhile. Returns
 // -1 with errno EINTR when a stop signal arrived.

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "core/errors.hpp"
 #include "harness/output.hpp"
@@ -31,7 +32,8 @@ void check_out_dir(const std::string& out_dir, bool force) {
     throw OutputError("--out '" + out_dir +
                       "' is not a directory (merge writes results.json into it)");
   if (fs::is_directory(status)) {
-    if (fs::exists(dir / "campaign.json", ec) || fs::exists(dir / "runs", ec))
+    const bool merged = fs::exists(target, ec) && written_by_merge(target);
+    if (fs::exists(dir / "campaign.json", ec) || (fs::exists(dir / "runs", ec) && !merged))
       throw InputError("--out '" + out_dir +
                        "' is a campaign's directory (campaign.json or "
                        "runs/), which merge never writes into: choose another --out");
@@ -80,9 +82,82 @@ std::string differing_fields(const json& a, const json& b) {
   return out;
 }
 
+// The shard numbers that the shard inputs leave out (none when no input is a shard of N > 1).
+std::vector<int> missing_shards(const std::vector<ResultsFile>& inputs) {
+  int count = 0;
+  std::set<int> present;
+  for (const auto& input : inputs) {
+    const json& shard = input.doc.value("shard", json());
+    if (!shard.is_object() || shard.value("count", 1) <= 1) continue;
+    const int n = shard.value("count", 1), index = shard.value("index", 0);
+    if (count != 0 && n != count)
+      throw InputError("'" + input.name + "' is shard " + std::to_string(index) + " of " +
+                       std::to_string(n) + ", another input a shard of " + std::to_string(count) +
+                       ": merge the shards of one split");
+    count = n;
+    present.insert(index);
+  }
+  std::vector<int> missing;
+  for (int i = 1; i <= count; ++i)
+    if (!present.count(i)) missing.push_back(i);
+  return missing;
+}
+
+std::string incomplete_message(const std::vector<ResultsFile>& inputs,
+                               const std::vector<int>& missing) {
+  int count = 0;
+  for (const auto& input : inputs)
+    if (input.doc.value("shard", json()).is_object())
+      count = std::max(count, input.doc["shard"].value("count", 1));
+  std::string numbers;
+  for (const int i : missing) numbers += (numbers.empty() ? "" : ", ") + std::to_string(i);
+  return "the inputs are an incomplete set of shards: shard(s) " + numbers + " of " +
+         std::to_string(count) +
+         " missing; merge them all, or give --allow-partial to merge these (recorded as "
+         "missing_shards in results.json)";
+}
+
+// Copies each kept run's record and series from the input it came from into out_dir, under the
+// names its record gives ("files"); a file the input does not hold is counted, not copied.
+void copy_run_files(const json& runs, const std::vector<std::size_t>& origins,
+                    const std::vector<std::string>& dirs, const std::string& out_dir,
+                    MergeSummary& summary) {
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const json files = runs[r].value("files", json());
+    if (!files.is_object()) continue;
+    for (const auto& [kind, name] : files.items()) {
+      if (!name.is_string()) continue;
+      const fs::path from = fs::path(dirs[origins[r]]) / name.get<std::string>();
+      const fs::path to = fs::path(out_dir) / name.get<std::string>();
+      std::error_code ec;
+      if (!fs::is_regular_file(from, ec)) {
+        ++summary.files_missing;
+        continue;
+      }
+      if (!fs::equivalent(from, to, ec)) copy_file_atomically(from.string(), to.string());
+      ++summary.files_copied;
+    }
+  }
+}
+
+// After a merge replaced an earlier one in out_dir: the files no merged run names.
+void remove_unnamed_files(const json& runs, const std::string& out_dir) {
+  std::set<fs::path> named;
+  for (const auto& run : runs) {
+    const json files = run.value("files", json::object());  // a copy: items() must not dangle
+    for (const auto& [kind, name] : files.items())
+      if (name.is_string()) named.insert(fs::path(out_dir) / name.get<std::string>());
+  }
+  std::error_code ec;
+  for (const char* sub : {"runs", "series"})
+    for (const auto& entry : fs::directory_iterator(fs::path(out_dir) / sub, ec))
+      if (!named.count(entry.path())) fs::remove(entry.path(), ec);
+}
+
 }  // namespace
 
-json merge_documents(const std::vector<ResultsFile>& inputs, bool force) {
+json merge_documents(const std::vector<ResultsFile>& inputs, bool force,
+                     std::vector<std::size_t>* origins) {
   if (inputs.empty()) throw InputError("merge needs at least one results file");
   if (!force) check_same_origin(inputs);
   json runs = json::array();
@@ -97,6 +172,7 @@ json merge_documents(const std::vector<ResultsFile>& inputs, bool force) {
       const auto [found, inserted] = kept.emplace(key, Kept{runs.size(), i});
       if (inserted) {
         runs.push_back(run);
+        if (origins) origins->push_back(i);
         continue;
       }
       const json first = outcome(runs[found->second.position]), second = outcome(run);
@@ -112,18 +188,28 @@ json merge_documents(const std::vector<ResultsFile>& inputs, bool force) {
   return merged;
 }
 
-std::size_t merge_results(const std::vector<std::string>& dirs, const std::string& out_dir,
-                          bool force) {
-  if (dirs.size() < 2) throw InputError("merge needs at least two result directories");
-  check_out_dir(out_dir, force);
+MergeSummary merge_results(const std::vector<std::string>& dirs, const std::string& out_dir,
+                           const MergeOptions& options) {
+  if (dirs.empty()) throw InputError("merge needs at least one result directory");
+  check_out_dir(out_dir, options.force);
   std::vector<ResultsFile> inputs;
   for (const auto& dir : dirs)
     inputs.push_back(load_results((fs::path(dir) / "results.json").string(),
                                   "'" + dir + "' holds no results.json"));
-  json merged = merge_documents(inputs, force);
+  if (!options.force) check_same_origin(inputs);  // first: shards of different campaigns
+  MergeSummary summary;
+  summary.missing_shards = missing_shards(inputs);
+  if (!summary.missing_shards.empty() && !options.allow_partial)
+    throw InputError(incomplete_message(inputs, summary.missing_shards));
+  std::vector<std::size_t> origins;
+  json merged = merge_documents(inputs, options.force, &origins);
   merged["merged_from"] = dirs;
+  if (!summary.missing_shards.empty()) merged["missing_shards"] = summary.missing_shards;
+  copy_run_files(merged["runs"], origins, dirs, out_dir, summary);
   write_file_atomically((fs::path(out_dir) / "results.json").string(), merged.dump(1) + "\n");
-  return merged["runs"].size();
+  remove_unnamed_files(merged["runs"], out_dir);
+  summary.runs = merged["runs"].size();
+  return summary;
 }
 
 }  // namespace cmb

@@ -129,4 +129,25 @@ void write_file_atomically(const std::string& path, const Producer& produce) {
   }
 }
 
+void copy_file_atomically(const std::string& from, const std::string& to) {
+  const int fd = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail("read", from, errno);
+  try {
+    write_file_atomically(to, [&](const Emit& emit) {
+      std::string piece(1 << 16, '\0');
+      for (;;) {
+        const ssize_t n = ::read(fd, piece.data(), piece.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) fail("read", from, errno);
+        if (n == 0) break;
+        emit(piece.substr(0, static_cast<std::size_t>(n)));
+      }
+    });
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+}
+
 }  // namespace cmb

@@ -29,6 +29,10 @@ using Emit = std::function<void(const std::string& piece)>;
 void write_file_atomically(const std::string& path,
                            const std::function<void(const Emit&)>& produce);
 
+// Copies the file `from` to `to` as write_file_atomically writes (whole or not at all), in
+// pieces; OutputError when `from` cannot be read or `to` written.
+void copy_file_atomically(const std::string& from, const std::string& to);
+
 // Throws OutputError unless `path` can be written by write_file_atomically: not a directory,
 // and the directory it would go to exists or can be created and is writable. Creates nothing.
 void check_writable(const std::string& path);

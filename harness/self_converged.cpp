@@ -1,5 +1,9 @@
 #include "harness/self_converged.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -15,8 +19,6 @@ namespace cmb {
 namespace {
 
 constexpr int kGridIntervals = 100;
-
-// FNV-1a: a stable file name for a (problem, parameters, horizon, recipe) combination.
 
 Mat run_on_grid(const std::string& id, const nlohmann::json& params, double t_end,
                 const nlohmann::json& config) {
@@ -70,6 +72,40 @@ Mat matrix_from_json(const nlohmann::json& rows) {
   return m;
 }
 
+// Fills `ref` from the cache file when it holds the reference of `key`.
+bool read_cached(const nlohmann::json& key, SelfConvergedReference& ref) {
+  std::ifstream cached(ref.cache_file);
+  if (!cached) return false;
+  const auto doc = nlohmann::json::parse(cached, nullptr, false);
+  if (doc.is_discarded() || doc.value("key", nlohmann::json()) != key) return false;
+  ref.grid = doc["grid"].get<std::vector<double>>();
+  ref.outputs = matrix_from_json(doc["outputs"]);
+  ref.agreement = doc["agreement"].get<double>();
+  ref.provenance = doc["provenance"];
+  ref.from_cache = true;
+  return true;
+}
+
+// An exclusive lock on `path` (flock) while it lives: runs of one campaign in other processes —
+// workers, the shards of a job array on other nodes of a shared file system — that need the same
+// reference wait for the one computing it and then read it, instead of computing it again. The
+// file is written atomically anyway, so a file system without locks costs only time, never a
+// corrupt cache. The lock file stays (removing it would race with a waiting process).
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT, 0644)) {
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_;
+};
+
 }  // namespace
 
 nlohmann::json default_reference_recipe() {
@@ -94,20 +130,13 @@ SelfConvergedReference self_converged_reference(const std::string& id, const nlo
                               // final step (older files could miss the last samples)
                               {"format", 2}};
   SelfConvergedReference ref;
-  ref.cache_file =
-      (std::filesystem::path(cache_dir) / (id + "-" + stable_hash(key.dump()) + ".json")).string();
-  std::ifstream cached(ref.cache_file);
-  if (cached) {
-    const auto doc = nlohmann::json::parse(cached, nullptr, false);
-    if (!doc.is_discarded() && doc.value("key", nlohmann::json()) == key) {
-      ref.grid = doc["grid"].get<std::vector<double>>();
-      ref.outputs = matrix_from_json(doc["outputs"]);
-      ref.agreement = doc["agreement"].get<double>();
-      ref.provenance = doc["provenance"];
-      ref.from_cache = true;
-      return ref;
-    }
-  }
+  const std::string name = id + "-" + stable_hash(key.dump());
+  ref.cache_file = (std::filesystem::path(cache_dir) / (name + ".json")).string();
+  if (read_cached(key, ref)) return ref;
+  std::error_code ec;
+  std::filesystem::create_directories(cache_dir, ec);
+  const FileLock lock((std::filesystem::path(cache_dir) / ("." + name + ".lock")).string());
+  if (read_cached(key, ref)) return ref;  // computed by another process while this one waited
   const Mat a = run_on_grid(id, params, t_end, recipe.at(0));
   const Mat b = run_on_grid(id, params, t_end, recipe.at(1));
   for (int k = 0; k <= kGridIntervals; ++k) ref.grid.push_back(t_end * k / kGridIntervals);

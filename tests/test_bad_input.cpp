@@ -34,6 +34,18 @@ std::string with_output_target(const std::string& args) {
   return args;
 }
 
+// The result directories a merge case starts from: shards of a committed campaign.
+void make_shards(const json& shards, const fs::path& dir) {
+  for (const auto& i : shards["keep"]) {
+    const std::string index = std::to_string(i.get<int>());
+    const auto r = cmb::test::cli_in(
+        dir.string(), "campaign " + std::string(CMB_SOURCE_DIR) + "/campaigns/" +
+                          shards["campaign"].get<std::string>() + ".json --shard " + index + "/" +
+                          std::to_string(shards["of"].get<int>()) + " --out shard-" + index);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+}
+
 class BadInput : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(BadInput, ExitsWithCode2AndAMessageAndWritesNothing) {
@@ -41,6 +53,7 @@ TEST_P(BadInput, ExitsWithCode2AndAMessageAndWritesNothing) {
   const fs::path dir = cmb::test::scratch_path("bad_input_" + std::to_string(GetParam()));
   fs::remove_all(dir);
   fs::create_directories(dir);
+  if (c.contains("shards")) make_shards(c["shards"], dir);
   if (c.contains("campaign"))
     std::ofstream(dir / "campaign.json")
         << (c["campaign"].is_string() ? c["campaign"].get<std::string>() : c["campaign"].dump());

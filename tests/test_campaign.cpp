@@ -174,8 +174,8 @@ TEST(Campaign, ShardsTogetherEqualTheWholeCampaign) {
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.output.find("different campaign file"), std::string::npos) << refused.output;
   EXPECT_FALSE(fs::exists(dir / "bad" / "results.json"));
-  EXPECT_EQ(cli("merge " + (dir / "shard1").string() + " " + (dir / "other_out").string() +
-                " --force --out " + (dir / "forced").string())
+  EXPECT_EQ(cli("merge " + shards + " " + (dir / "other_out").string() + " --force --out " +
+                (dir / "forced").string())
                 .exit_code,
             0);
   fs::remove_all(dir);

@@ -89,8 +89,11 @@ TEST(SelfConverged, AReferenceThatCannotBeComputedEndsTheRunReferenceFailed) {
   EXPECT_FALSE(record.contains("metrics"));
   EXPECT_EQ(record["reference"]["kind"], "self_converged");
   EXPECT_EQ(record["reference"]["accuracy"], nullptr);
-  EXPECT_FALSE(std::filesystem::exists(cache) && !std::filesystem::is_empty(cache))
-      << "a failed reference must not be cached";
+  // The cache may hold the lock its computation took, but no reference.
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(cache, ec))
+    EXPECT_NE(entry.path().extension(), ".json")
+        << "a failed reference was cached: " << entry.path();
   std::filesystem::remove_all(cache);
 }
 

@@ -31,8 +31,19 @@ statuses (docs/json_schema.md).
 """
 
 
+def make_shards(binary, case, work):
+    """The result directories a merge case starts from: shards of a committed campaign."""
+    shards = case["shards"]
+    for i in shards["keep"]:
+        subprocess.run([binary, "campaign", os.path.join(ROOT, "campaigns", shards["campaign"] + ".json"),
+                        "--shard", f"{i}/{shards['of']}", "--out", f"shard-{i}"],
+                       cwd=work, capture_output=True, check=True)
+
+
 def run_case(binary, case):
     with tempfile.TemporaryDirectory() as work:
+        if "shards" in case:
+            make_shards(binary, case, work)
         if "campaign" in case:
             text = case["campaign"] if isinstance(case["campaign"], str) else json.dumps(case["campaign"])
             with open(os.path.join(work, "campaign.json"), "w") as f:
@@ -55,6 +66,11 @@ def table(binary):
         if "campaign" in case:
             shown = case["campaign"] if isinstance(case["campaign"], str) else json.dumps(case["campaign"])
             command += " with `" + cell(shown) + "`"
+        if "shards" in case:
+            shards = case["shards"]
+            command += (f" after `cmbench campaign campaigns/{shards['campaign']}.json --shard "
+                        f"I/{shards['of']} --out shard-I` for I = "
+                        + ", ".join(str(i) for i in shards["keep"]))
         rows.append("| {} | {} | {} | {} | {} |\n".format(i + 1, cell(case["case"]), command, code,
                                                         cell(message)))
     return "".join(rows)
