@@ -86,6 +86,7 @@ void ConsoleProgress::started(const std::vector<const CampaignRun*>& pending, in
   tty_ = ::isatty(STDOUT_FILENO);
   start_ = std::chrono::steady_clock::now();
   eta_.start(pending, jobs);
+  std::cout << pending.size() << " run(s) to do on " << jobs << " worker(s)" << std::endl;
 }
 
 void ConsoleProgress::finished(const CampaignRun& run, const std::string& status, double seconds) {
