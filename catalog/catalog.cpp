@@ -13,6 +13,9 @@
 #define CMB_PROBLEM(id) cmb::ProblemEntry cmb_problem_entry_##id();
 #include "problems/problems.def"
 #undef CMB_PROBLEM
+#define CMB_INTEGRATOR(id) cmb::IntegratorEntry cmb_integrator_entry_##id();
+#include "integrators/integrators.def"
+#undef CMB_INTEGRATOR
 
 namespace cmb {
 
@@ -33,6 +36,13 @@ const Entry& find_entry(const std::vector<Entry>& table, const std::string& id,
     ids.push_back(entry.id);
   }
   throw InputError("unknown " + kind + " '" + id + "' (valid: " + join(ids, ", ") + ")");
+}
+
+template <class Entry>
+const Entry* find_if_present(const std::vector<Entry>& table, const std::string& id) {
+  for (const auto& entry : table)
+    if (entry.id == id) return &entry;
+  return nullptr;
 }
 
 template <class Entry>
@@ -66,17 +76,39 @@ std::vector<ProblemEntry>& problem_table() {
   return table;
 }
 
+std::vector<IntegratorEntry>& integrator_table() {
+  static std::vector<IntegratorEntry> table = sorted<IntegratorEntry>({
+#define CMB_INTEGRATOR(id) cmb_integrator_entry_##id(),
+#include "integrators/integrators.def"
+#undef CMB_INTEGRATOR
+  });
+  return table;
+}
+
 }  // namespace
 
 const std::vector<MethodEntry>& method_registry() { return method_table(); }
+const std::vector<IntegratorEntry>& integrator_registry() { return integrator_table(); }
 const std::vector<ProblemEntry>& problem_registry() { return problem_table(); }
 
 void add_methods(std::vector<MethodEntry> entries) {
-  for (auto& entry : entries) insert_sorted(method_table(), std::move(entry), "method");
+  for (auto& entry : entries) {
+    if (find_if_present(integrator_table(), entry.id))
+      throw std::invalid_argument("method '" + entry.id + "' has the id of an integrator");
+    insert_sorted(method_table(), std::move(entry), "method");
+  }
 }
 
 void add_problems(std::vector<ProblemEntry> entries) {
   for (auto& entry : entries) insert_sorted(problem_table(), std::move(entry), "problem");
+}
+
+void add_integrators(std::vector<IntegratorEntry> entries) {
+  for (auto& entry : entries) {
+    if (find_if_present(method_table(), entry.id))
+      throw std::invalid_argument("integrator '" + entry.id + "' has the id of a method");
+    insert_sorted(integrator_table(), std::move(entry), "integrator");
+  }
 }
 
 const MethodEntry& find_method(const std::string& id) {
@@ -87,9 +119,35 @@ const ProblemEntry& find_problem(const std::string& id) {
   return find_entry(problem_registry(), id, "problem");
 }
 
+const IntegratorEntry& find_integrator(const std::string& id) {
+  return find_entry(integrator_registry(), id, "integrator");
+}
+
+bool is_integrator(const std::string& id) {
+  return find_if_present(integrator_registry(), id) != nullptr;
+}
+
+const std::vector<ParamSpec>& method_params_of(const std::string& id) {
+  if (const auto* integrator = find_if_present(integrator_registry(), id))
+    return integrator->params;
+  if (const auto* method = find_if_present(method_registry(), id)) return method->params;
+  std::vector<std::string> ids;
+  for (const auto& m : method_registry()) ids.push_back(m.id);
+  std::vector<std::string> integrators;
+  for (const auto& i : integrator_registry()) integrators.push_back(i.id);
+  throw InputError("unknown method '" + id + "' (valid: " + join(ids, ", ") +
+                   (integrators.empty() ? "" : "; DAE integrators: " + join(integrators, ", ")) +
+                   ")");
+}
+
 std::unique_ptr<Method> make_method(const std::string& id, const nlohmann::json& params) {
   const auto& entry = find_method(id);
   return entry.make(parse_params("method '" + id + "'", params, entry.params));
+}
+
+std::unique_ptr<Integrator> make_integrator(const std::string& id, const nlohmann::json& params) {
+  const auto& entry = find_integrator(id);
+  return entry.make(parse_params("integrator '" + id + "'", params, entry.params));
 }
 
 std::unique_ptr<Problem> make_problem(const std::string& id, const nlohmann::json& params) {

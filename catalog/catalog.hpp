@@ -15,6 +15,7 @@ namespace cmb {
 
 const std::vector<MethodEntry>& method_registry();
 const std::vector<ProblemEntry>& problem_registry();
+const std::vector<IntegratorEntry>& integrator_registry();  // the DAE integrators
 
 // Entries defined outside the tree (CMB_DEFINE_METHOD / CMB_DEFINE_PROBLEM in the program's own
 // files), added once at program start before any look-up: the main() that cmake's
@@ -22,13 +23,21 @@ const std::vector<ProblemEntry>& problem_registry();
 // std::invalid_argument otherwise.
 void add_methods(std::vector<MethodEntry> entries);
 void add_problems(std::vector<ProblemEntry> entries);
+void add_integrators(std::vector<IntegratorEntry> entries);  // ids distinct from the methods'
 
 // Look-ups throw InputError naming the unknown id and listing the valid ones.
 const MethodEntry& find_method(const std::string& id);
 const ProblemEntry& find_problem(const std::string& id);
+const IntegratorEntry& find_integrator(const std::string& id);
+bool is_integrator(const std::string& id);
+
+// The parameter declarations of a method or DAE integrator id (an InputError listing both kinds
+// of id when it is neither).
+const std::vector<ParamSpec>& method_params_of(const std::string& id);
 
 // Parse the parameters strictly and build the object.
 std::unique_ptr<Method> make_method(const std::string& id, const nlohmann::json& params);
 std::unique_ptr<Problem> make_problem(const std::string& id, const nlohmann::json& params);
+std::unique_ptr<Integrator> make_integrator(const std::string& id, const nlohmann::json& params);
 
 }  // namespace cmb

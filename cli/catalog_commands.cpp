@@ -37,6 +37,14 @@ void print_list(const std::string& what) {
           << "\n      handles: " << capability_text(e.capabilities) << "\n"
           << describe_params(e.params, "      ");
   }
+  if (what.empty() || what == "integrators") {
+    out << "DAE integrators (each steps itself: cmbench run --integrator ID with --dt or --tol):\n";
+    for (const auto& e : integrator_registry())
+      out << "  " << e.id << " — " << (e.kind == StepperKind::fixed ? "fixed step" : "adaptive")
+          << ", order " << (e.order ? std::to_string(e.order) : std::string("variable")) << ": "
+          << e.summary << "\n      handles: " << capability_text(e.capabilities) << "\n"
+          << describe_params(e.params, "      ");
+  }
   if (what.empty() || what == "steppers") {
     out << "Steppers (fixed: --dt H; adaptive: --tol T or --abs-tol/--rel-tol, optional --dt "
            "first step and --max-dt):\n";
@@ -116,8 +124,8 @@ Command add_list_command(CLI::App& app) {
                                   "List problems, methods (with capabilities) and "
                                   "steppers, with their parameters and defaults");
   auto as_json = std::make_shared<bool>(false);
-  list->add_option("what", *what, "problems | methods | steppers (default: all)")
-      ->check(CLI::IsMember({"problems", "methods", "steppers"}));
+  list->add_option("what", *what, "problems | methods | integrators | steppers (default: all)")
+      ->check(CLI::IsMember({"problems", "methods", "integrators", "steppers"}));
   list->add_flag("--json", *as_json,
                  "print the catalog as JSON (ids, summaries, capabilities, parameters)");
   return {list, [what, as_json] {

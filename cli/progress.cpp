@@ -43,8 +43,9 @@ std::string EtaEstimate::kind_of(const CampaignRun& run) {
 
 double EtaEstimate::work_scale(const CampaignRun& run) {
   const RunConfig& c = run.config;
-  if (find_stepper(c.stepper).kind == StepperKind::fixed) return c.dt ? 1.0 / *c.dt : 1.0;
-  const int order = std::max(1, find_stepper(c.stepper).order);
+  const StepperSpec& stepper = stepper_of_run(c.stepper, c.method);
+  if (stepper.kind == StepperKind::fixed) return c.dt ? 1.0 / *c.dt : 1.0;
+  const int order = std::max(1, stepper.order);
   const double tol = c.rel_tol ? *c.rel_tol : (c.abs_tol ? *c.abs_tol : 1.0);
   return std::pow(tol, -1.0 / order);
 }

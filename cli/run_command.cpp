@@ -133,7 +133,7 @@ class Watchdog {
 int run_with(RunConfig config, const std::vector<std::string>& params, const std::string& out_path,
              const std::string& series_path) {
   find_problem(config.problem);
-  find_method(config.method);
+  method_params_of(config.method);  // an unknown id fails before the parameters do
   for (const auto& p : params) apply_param(config, p);
   PreparedRun run = prepare_run(config);
   check_outputs(out_path, series_path);
@@ -174,6 +174,7 @@ int run_with(RunConfig config, const std::vector<std::string>& params, const std
 // What `cmbench run` parses; the CLI::Option pointers tell which options were given.
 struct RunOptions {
   RunConfig config;
+  std::string integrator;
   std::vector<std::string> params;
   std::string out_path, series_path;
   double dt = 0, tol = 0, abs_tol = 0, rel_tol = 0, max_dt = 0, t_end = 0, sample_dt = 0;
@@ -184,8 +185,25 @@ struct RunOptions {
       *time_limit_opt, *out_opt, *series_opt;
 };
 
+// The method and stepper, or the DAE integrator (which steps itself: stepper "dae").
+void choose_solver(const RunOptions& o, RunConfig& config) {
+  if (!o.integrator.empty()) {
+    if (!config.method.empty() || !config.stepper.empty())
+      throw InputError("--integrator " + o.integrator +
+                       " steps itself: give it instead of --method and --stepper, not with them");
+    config.method = o.integrator;
+    config.stepper = kDaeStepper;
+    return;
+  }
+  if (config.method.empty() || config.stepper.empty())
+    throw InputError(
+        "give --method and --stepper (a method and an odeint stepper), or "
+        "--integrator (a DAE integrator; see `cmbench list integrators`)");
+}
+
 RunConfig settings_of(const RunOptions& o) {
   RunConfig config = o.config;
+  choose_solver(o, config);
   std::optional<double> tol;
   optional_from(o.tol_opt, o.tol, tol);
   optional_from(o.dt_opt, o.dt, config.dt);
@@ -260,12 +278,15 @@ void add_reference_and_start_options(CLI::App* run, RunConfig& config) {
 Command add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   RunConfig& config = o->config;
-  auto* run = app.add_subcommand("run", "Run one problem with one method and one stepper");
+  auto* run = app.add_subcommand(
+      "run", "Run one problem with one method and one stepper, or with one DAE integrator");
   run->add_option("--problem", config.problem, "problem id (see `cmbench list problems`)")
       ->required();
-  run->add_option("--method", config.method, "method id (see `cmbench list methods`)")->required();
-  run->add_option("--stepper", config.stepper, "stepper id (see `cmbench list steppers`)")
-      ->required();
+  run->add_option("--method", config.method, "method id (see `cmbench list methods`)");
+  run->add_option("--stepper", config.stepper, "stepper id (see `cmbench list steppers`)");
+  run->add_option("--integrator", o->integrator,
+                  "a DAE integrator instead of method and stepper (see `cmbench list "
+                  "integrators`)");
   run->add_option("--param", o->params,
                   "parameter key=value; keys: problem.KEY, method.KEY, or an unprefixed key "
                   "that only one of them declares (repeatable)");

@@ -4,8 +4,8 @@
 # cmbench_add_executable (cmake/cmbenchHelpers.cmake). The conformance suites are installed by
 # tests/CMakeLists.txt (they need GoogleTest).
 set(CMB_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/cmbench)
-set(CMB_EXPORTED_TARGETS cmb_options cmb_core cmb_methods cmb_problems cmb_catalog cmb_harness
-                         cmb_cli)
+set(CMB_EXPORTED_TARGETS cmb_options cmb_core cmb_methods cmb_problems cmb_integrators cmb_catalog
+                         cmb_harness cmb_cli)
 if(CMB_ALGLIB)
   list(APPEND CMB_EXPORTED_TARGETS cmb_alglib)
 endif()

@@ -1,15 +1,16 @@
 # CMake functions for programs built on cmbench with entries of their own (docs/extending.md,
 # "Outside the tree"). Each entry is one source file that defines it with CMB_DEFINE_METHOD(id),
-# CMB_DEFINE_PROBLEM(id) or CMB_DEFINE_STEPPER(id); the functions read the ids from the files and
+# CMB_DEFINE_PROBLEM(id), CMB_DEFINE_STEPPER(id) or CMB_DEFINE_INTEGRATOR(id); the functions read
+# the ids from the files and
 # generate a main() that adds the entries to the catalog before anything looks one up (explicit
 # registration: no static initialisers for a linker to drop).
 #
 #   cmbench_add_executable(NAME [METHODS file...] [PROBLEMS file...] [STEPPERS file...]
-#                          [SOURCES file...])
+#                          [INTEGRATORS file...] [SOURCES file...])
 #     NAME is the full cmbench command line (list, describe, run, campaign, merge, compare) with
 #     the catalog's entries and the listed ones.
 #   cmbench_add_conformance_tests(NAME [METHODS ...] [PROBLEMS ...] [STEPPERS ...]
-#                                 [SOURCES file...])
+#                                 [INTEGRATORS ...] [SOURCES file...])
 #     NAME is a GoogleTest executable running cmbench's conformance suites (every method x every
 #     problem against the KKT oracle, no allocation in RHS calls, Jacobians and gamma against
 #     finite differences, ...) over the catalog plus the listed entries, and the SOURCES' tests.
@@ -45,14 +46,16 @@ endfunction()
 # Writes NAME_entries.cpp: the declarations of the entry functions and
 # cmb_add_program_entries(), which adds them to the tables.
 function(_cmbench_write_entries name out_file)
-  cmake_parse_arguments(ARG "" "" "METHODS;PROBLEMS;STEPPERS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "METHODS;PROBLEMS;STEPPERS;INTEGRATORS" ${ARGN})
   _cmbench_entry_ids(METHOD methods ${ARG_METHODS})
   _cmbench_entry_ids(PROBLEM problems ${ARG_PROBLEMS})
   _cmbench_entry_ids(STEPPER steppers ${ARG_STEPPERS})
+  _cmbench_entry_ids(INTEGRATOR integrators ${ARG_INTEGRATORS})
   set(declarations "")
   set(method_calls "")
   set(problem_calls "")
   set(stepper_calls "")
+  set(integrator_calls "")
   foreach(id IN LISTS methods)
     string(APPEND declarations "cmb::MethodEntry cmb_method_entry_${id}();\n")
     string(APPEND method_calls "cmb_method_entry_${id}(), ")
@@ -65,30 +68,37 @@ function(_cmbench_write_entries name out_file)
     string(APPEND declarations "cmb::StepperSpec cmb_stepper_entry_${id}();\n")
     string(APPEND stepper_calls "cmb_stepper_entry_${id}(), ")
   endforeach()
+  foreach(id IN LISTS integrators)
+    string(APPEND declarations "cmb::IntegratorEntry cmb_integrator_entry_${id}();\n")
+    string(APPEND integrator_calls "cmb_integrator_entry_${id}(), ")
+  endforeach()
   set(CMBENCH_PROGRAM "${name}")
   set(CMBENCH_ENTRY_DECLARATIONS "${declarations}")
   set(CMBENCH_METHOD_ENTRIES "${method_calls}")
   set(CMBENCH_PROBLEM_ENTRIES "${problem_calls}")
   set(CMBENCH_STEPPER_ENTRIES "${stepper_calls}")
+  set(CMBENCH_INTEGRATOR_ENTRIES "${integrator_calls}")
   configure_file("${_CMBENCH_HELPERS_DIR}/cmbench_entries.cpp.in" "${out_file}" @ONLY)
 endfunction()
 
 function(cmbench_add_executable name)
-  cmake_parse_arguments(ARG "" "" "METHODS;PROBLEMS;STEPPERS;SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "METHODS;PROBLEMS;STEPPERS;INTEGRATORS;SOURCES" ${ARGN})
   set(entries "${CMAKE_CURRENT_BINARY_DIR}/${name}_entries.cpp")
   _cmbench_write_entries(${name} "${entries}" METHODS ${ARG_METHODS} PROBLEMS ${ARG_PROBLEMS}
-                         STEPPERS ${ARG_STEPPERS})
-  add_executable(${name} ${ARG_METHODS} ${ARG_PROBLEMS} ${ARG_STEPPERS} ${ARG_SOURCES} "${entries}"
+                         STEPPERS ${ARG_STEPPERS} INTEGRATORS ${ARG_INTEGRATORS})
+  add_executable(${name} ${ARG_METHODS} ${ARG_PROBLEMS} ${ARG_STEPPERS} ${ARG_INTEGRATORS}
+                         ${ARG_SOURCES} "${entries}"
                          "${_CMBENCH_HELPERS_DIR}/cmbench_cli_main.cpp")
   target_link_libraries(${name} PRIVATE cmbench::cli)
 endfunction()
 
 function(cmbench_add_conformance_tests name)
-  cmake_parse_arguments(ARG "" "" "METHODS;PROBLEMS;STEPPERS;SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "METHODS;PROBLEMS;STEPPERS;INTEGRATORS;SOURCES" ${ARGN})
   set(entries "${CMAKE_CURRENT_BINARY_DIR}/${name}_entries.cpp")
   _cmbench_write_entries(${name} "${entries}" METHODS ${ARG_METHODS} PROBLEMS ${ARG_PROBLEMS}
-                         STEPPERS ${ARG_STEPPERS})
-  add_executable(${name} ${ARG_METHODS} ${ARG_PROBLEMS} ${ARG_STEPPERS} ${ARG_SOURCES} "${entries}"
+                         STEPPERS ${ARG_STEPPERS} INTEGRATORS ${ARG_INTEGRATORS})
+  add_executable(${name} ${ARG_METHODS} ${ARG_PROBLEMS} ${ARG_STEPPERS} ${ARG_INTEGRATORS}
+                         ${ARG_SOURCES} "${entries}"
                          "${_CMBENCH_HELPERS_DIR}/cmbench_test_main.cpp")
   target_link_libraries(${name} PRIVATE cmbench::conformance)
 endfunction()

@@ -149,6 +149,7 @@ std::vector<CampaignProblem> parse_problems(const json& doc) {
 
 std::vector<CampaignMethod> parse_methods(const json& doc) {
   std::vector<CampaignMethod> methods;
+  if (!doc.contains("methods")) return methods;
   const json& list = array_at(doc, "methods");
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string p = "/methods/" + std::to_string(i);
@@ -160,32 +161,67 @@ std::vector<CampaignMethod> parse_methods(const json& doc) {
   return methods;
 }
 
+namespace {
+
+// The step sizes (fixed) or tolerances (adaptive) of a stepper or integrator entry `s` at `p`.
+void read_sweep(const json& s, const std::string& p, const std::string& what,
+                CampaignStepper& entry) {
+  const char* needed = entry.fixed ? "dt" : "tol";
+  const char* wrong = entry.fixed ? "tol" : "dt";
+  const std::string kind = entry.fixed ? "fixed-step" : "adaptive";
+  if (!s.contains(needed))
+    fail_at(p, what + " is " + kind + ": give '" + needed + "' (a number or an array of numbers)");
+  if (s.contains(wrong)) fail_at(p + "/" + wrong, "does not apply to " + kind + " " + what);
+  entry.values = sweep_at(s[needed], p + "/" + needed);
+  if (s.contains("max_dt")) {
+    if (entry.fixed) fail_at(p + "/max_dt", "does not apply to a fixed-step " + what);
+    entry.max_dt = positive_at(s["max_dt"], p + "/max_dt");
+  }
+}
+
+}  // namespace
+
 std::vector<CampaignStepper> parse_steppers(const json& doc) {
   std::vector<CampaignStepper> steppers;
+  if (!doc.contains("steppers")) return steppers;
   const json& list = array_at(doc, "steppers");
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string p = "/steppers/" + std::to_string(i);
-    const json& s = list[i];
-    check_keys(s, p, {"id", "dt", "tol", "max_dt"}, {"id"});
+    check_keys(list[i], p, {"id", "dt", "tol", "max_dt"}, {"id"});
     CampaignStepper entry;
-    entry.id = string_at(s, "id", p);
-    at_path(p + "/id", [&] { entry.fixed = find_stepper(entry.id).kind == StepperKind::fixed; });
-    const char* needed = entry.fixed ? "dt" : "tol";
-    const char* wrong = entry.fixed ? "tol" : "dt";
-    const std::string kind = entry.fixed ? "fixed-step" : "adaptive";
-    if (!s.contains(needed))
-      fail_at(p, "stepper '" + entry.id + "' is " + kind + ": give '" + needed +
-                     "' (a number or an array of numbers)");
-    if (s.contains(wrong))
-      fail_at(p + "/" + wrong, "does not apply to " + kind + " stepper '" + entry.id + "'");
-    entry.values = sweep_at(s[needed], p + "/" + needed);
-    if (s.contains("max_dt")) {
-      if (entry.fixed) fail_at(p + "/max_dt", "does not apply to a fixed-step stepper");
-      entry.max_dt = positive_at(s["max_dt"], p + "/max_dt");
-    }
+    entry.id = string_at(list[i], "id", p);
+    at_path(p + "/id", [&] {
+      if (entry.id == kDaeStepper)
+        throw InputError(
+            "stepper 'dae' is the integrators' own stepping: list DAE integrators "
+            "under \"integrators\"");
+      entry.fixed = find_stepper(entry.id).kind == StepperKind::fixed;
+    });
+    read_sweep(list[i], p, "stepper '" + entry.id + "'", entry);
     steppers.push_back(entry);
   }
   return steppers;
+}
+
+std::vector<CampaignIntegrator> parse_integrators(const json& doc) {
+  std::vector<CampaignIntegrator> integrators;
+  if (!doc.contains("integrators")) return integrators;
+  const json& list = array_at(doc, "integrators");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string p = "/integrators/" + std::to_string(i);
+    check_keys(list[i], p, {"id", "params", "label", "dt", "tol", "max_dt"}, {"id"});
+    check_text(list[i], "label", p);
+    CampaignIntegrator entry;
+    entry.method = {string_at(list[i], "id", p), params_at(list[i], p)};
+    at_path(p, [&] {
+      make_integrator(entry.method.id, entry.method.params);
+      entry.stepper.fixed = find_integrator(entry.method.id).kind == StepperKind::fixed;
+    });
+    entry.stepper.id = kDaeStepper;
+    read_sweep(list[i], p, "integrator '" + entry.method.id + "'", entry.stepper);
+    integrators.push_back(entry);
+  }
+  return integrators;
 }
 
 std::vector<json> parse_excludes(const json& doc, const std::set<std::string>& problems,

@@ -56,11 +56,21 @@ struct CampaignStepper {
   bool fixed;
 };
 
+// A DAE integrator of the campaign: the method of its runs (the integrator and its parameters)
+// and their stepper ("dae": the integrator's kind, and its step sizes or tolerances).
+struct CampaignIntegrator {
+  CampaignMethod method;
+  CampaignStepper stepper;
+};
+
 // The settings shared by every run of the campaign, as a RunConfig template.
 RunConfig parse_run_template(const nlohmann::json& doc);
 std::vector<CampaignProblem> parse_problems(const nlohmann::json& doc);
+// "methods" and "steppers" (each empty when absent), and "integrators"; a campaign needs methods
+// with steppers, or integrators, or both.
 std::vector<CampaignMethod> parse_methods(const nlohmann::json& doc);
 std::vector<CampaignStepper> parse_steppers(const nlohmann::json& doc);
+std::vector<CampaignIntegrator> parse_integrators(const nlohmann::json& doc);
 // Each rule names ids of this campaign (a rule that names anything else would silently exclude
 // nothing).
 std::vector<nlohmann::json> parse_excludes(const nlohmann::json& doc,

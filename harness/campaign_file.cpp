@@ -30,15 +30,41 @@ std::string file_stem(const CampaignRun& run) {
 // useful happens; this bound (before exclusions) is far beyond any real comparison.
 constexpr std::size_t kMaxCampaignRuns = 100000;
 
-void check_run_count(const std::vector<CampaignProblem>& problems, std::size_t methods,
-                     const std::vector<CampaignStepper>& steppers) {
+// A method or DAE integrator paired with a stepper (its own, "dae", for an integrator), and
+// where the pair comes from in the file.
+struct Pairing {
+  const CampaignMethod* method;
+  const CampaignStepper* stepper;
+  std::string where;         // "/methods/0 × /steppers/1" or "/integrators/0"
+  std::string method_where;  // "/methods/0" or "/integrators/0"
+};
+
+// Every method with every stepper, then every integrator with its own stepping.
+std::vector<Pairing> pairings(const std::vector<CampaignMethod>& methods,
+                              const std::vector<CampaignStepper>& steppers,
+                              const std::vector<CampaignIntegrator>& integrators) {
+  std::vector<Pairing> out;
+  for (std::size_t mi = 0; mi < methods.size(); ++mi)
+    for (std::size_t si = 0; si < steppers.size(); ++si)
+      out.push_back({&methods[mi], &steppers[si],
+                     "/methods/" + std::to_string(mi) + " × /steppers/" + std::to_string(si),
+                     "/methods/" + std::to_string(mi)});
+  for (std::size_t ii = 0; ii < integrators.size(); ++ii)
+    out.push_back({&integrators[ii].method, &integrators[ii].stepper,
+                   "/integrators/" + std::to_string(ii), "/integrators/" + std::to_string(ii)});
+  return out;
+}
+
+void check_run_count(const std::vector<CampaignProblem>& problems,
+                     const std::vector<Pairing>& pairs) {
   std::size_t variants = 0, values = 0;
   for (const auto& p : problems) variants += p.perturbations.size();
-  for (const auto& s : steppers) values += s.values.size();
-  const double runs = static_cast<double>(variants) * methods * values;
+  for (const auto& pair : pairs) values += pair.stepper->values.size();
+  const double runs = static_cast<double>(variants) * values;
   if (runs > kMaxCampaignRuns)
     fail_at("", "expands to " + std::to_string(static_cast<long long>(runs)) +
-                    " runs (problem variants × methods × step sizes/tolerances); the limit is " +
+                    " runs (problem variants × methods × step sizes/tolerances, and integrators); "
+                    "the limit is " +
                     std::to_string(kMaxCampaignRuns) + ": split it into several campaigns");
 }
 
@@ -48,14 +74,21 @@ bool is_excluded(const std::vector<json>& excludes, const std::string& problem,
 // Some parameters can only be refused by a method bound to its problem (a partition's
 // coordinates, a size the method does not accept): bind each pair that will run once now, so a
 // mistake is an input error before the first run rather than a run status after hours.
-void check_bindings(const std::vector<CampaignProblem>& problems,
-                    const std::vector<CampaignMethod>& methods, const std::vector<json>& excludes) {
-  for (std::size_t pi = 0; pi < problems.size(); ++pi)
-    for (std::size_t mi = 0; mi < methods.size(); ++mi) {
-      if (is_excluded(excludes, problems[pi].id, methods[mi].id, "")) continue;
-      at_path("/problems/" + std::to_string(pi) + " × /methods/" + std::to_string(mi), [&] {
+void check_bindings(const std::vector<CampaignProblem>& problems, const std::vector<Pairing>& pairs,
+                    const std::vector<json>& excludes) {
+  std::set<const CampaignMethod*> bound;  // a method with several steppers: bound once
+  for (const auto& pair : pairs) {
+    if (!bound.insert(pair.method).second) continue;
+    const CampaignMethod& m = *pair.method;
+    for (std::size_t pi = 0; pi < problems.size(); ++pi) {
+      if (is_excluded(excludes, problems[pi].id, m.id, "")) continue;
+      at_path("/problems/" + std::to_string(pi) + " × " + pair.method_where, [&] {
         auto problem = make_problem(problems[pi].id, problems[pi].params);
-        auto method = make_method(methods[mi].id, methods[mi].params);
+        std::unique_ptr<Method> method;
+        if (pair.stepper->id == kDaeStepper)
+          method = make_integrator(m.id, m.params);
+        else
+          method = make_method(m.id, m.params);
         try {
           method->bind(*problem);
         } catch (const NumericalFailure& failure) {
@@ -64,6 +97,7 @@ void check_bindings(const std::vector<CampaignProblem>& problems,
         }
       });
     }
+  }
 }
 
 bool is_excluded(const std::vector<json>& excludes, const std::string& problem,
@@ -78,11 +112,10 @@ bool is_excluded(const std::vector<json>& excludes, const std::string& problem,
   return false;
 }
 
-// Every problem variant × method × stepper value that no rule excludes, as runs with keys
-// (each prepared once: a configuration only a run can refuse fails here) and file names.
+// Every problem variant × pairing × step size or tolerance that no rule excludes, as runs with
+// keys (each prepared once: a configuration only a run can refuse fails here) and file names.
 void expand_runs(const RunConfig& base, const std::vector<CampaignProblem>& problems,
-                 const std::vector<CampaignMethod>& methods,
-                 const std::vector<CampaignStepper>& steppers, const std::vector<json>& excludes,
+                 const std::vector<Pairing>& pairs, const std::vector<json>& excludes,
                  Campaign& campaign) {
   std::set<std::string> keys;
   auto add_run = [&](RunConfig c, const std::string& where) {
@@ -99,30 +132,27 @@ void expand_runs(const RunConfig& base, const std::vector<CampaignProblem>& prob
   };
   for (std::size_t pi = 0; pi < problems.size(); ++pi)
     for (const Perturbation& perturbation : problems[pi].perturbations)
-      for (std::size_t mi = 0; mi < methods.size(); ++mi)
-        for (std::size_t si = 0; si < steppers.size(); ++si) {
-          const CampaignStepper& stepper = steppers[si];
-          if (is_excluded(excludes, problems[pi].id, methods[mi].id, stepper.id)) continue;
-          for (std::size_t vi = 0; vi < stepper.values.size(); ++vi) {
-            RunConfig c = base;
-            c.problem = problems[pi].id;
-            c.problem_params = problems[pi].params;
-            c.t_end = problems[pi].t_end;
-            if (problems[pi].sample_dt) c.sample_dt = problems[pi].sample_dt;
-            c.initial.perturb_position = perturbation.position;
-            c.initial.perturb_velocity = perturbation.velocity;
-            c.method = methods[mi].id;
-            c.method_params = methods[mi].params;
-            c.stepper = stepper.id;
-            (stepper.fixed ? c.dt : c.rel_tol) = stepper.values[vi];
-            if (!stepper.fixed) c.abs_tol = c.rel_tol;
-            c.max_dt = stepper.max_dt;
-            add_run(std::move(c), "/problems/" + std::to_string(pi) + " × /methods/" +
-                                      std::to_string(mi) + " × /steppers/" + std::to_string(si) +
-                                      "/" + (stepper.fixed ? "dt" : "tol") + "/" +
-                                      std::to_string(vi));
-          }
+      for (const Pairing& pair : pairs) {
+        const CampaignStepper& stepper = *pair.stepper;
+        if (is_excluded(excludes, problems[pi].id, pair.method->id, stepper.id)) continue;
+        for (std::size_t vi = 0; vi < stepper.values.size(); ++vi) {
+          RunConfig c = base;
+          c.problem = problems[pi].id;
+          c.problem_params = problems[pi].params;
+          c.t_end = problems[pi].t_end;
+          if (problems[pi].sample_dt) c.sample_dt = problems[pi].sample_dt;
+          c.initial.perturb_position = perturbation.position;
+          c.initial.perturb_velocity = perturbation.velocity;
+          c.method = pair.method->id;
+          c.method_params = pair.method->params;
+          c.stepper = stepper.id;
+          (stepper.fixed ? c.dt : c.rel_tol) = stepper.values[vi];
+          if (!stepper.fixed) c.abs_tol = c.rel_tol;
+          c.max_dt = stepper.max_dt;
+          add_run(std::move(c), "/problems/" + std::to_string(pi) + " × " + pair.where + "/" +
+                                    (stepper.fixed ? "dt" : "tol") + "/" + std::to_string(vi));
         }
+      }
 }
 
 }  // namespace
@@ -142,8 +172,8 @@ Campaign parse_campaign(const std::string& text, const std::string& origin) {
   check_keys(doc, "",
              {"name", "description", "repeat", "sample_dt", "time_limit", "max_steps",
               "max_rhs_calls", "initial_assembly", "initial_tol", "reference", "reference_cache",
-              "problems", "methods", "steppers", "exclude"},
-             {"name", "problems", "methods", "steppers"});
+              "problems", "methods", "steppers", "integrators", "exclude"},
+             {"name", "problems"});
   campaign.name = string_at(doc, "name", "");
   if (!std::regex_match(campaign.name, std::regex("[A-Za-z0-9_-]+")))
     fail_at("/name", "use letters, digits, '_' and '-' only, got " + excerpt(json(campaign.name)));
@@ -156,16 +186,27 @@ Campaign parse_campaign(const std::string& text, const std::string& origin) {
   const auto problems = parse_problems(doc);
   const auto methods = parse_methods(doc);
   const auto steppers = parse_steppers(doc);
+  const auto integrators = parse_integrators(doc);
+  if (methods.empty() != steppers.empty())
+    fail_at(methods.empty() ? "/methods" : "/steppers",
+            "missing required key: methods and steppers come together");
+  if (methods.empty() && integrators.empty())
+    fail_at("/methods", "missing required key: give methods and steppers, or integrators");
   std::set<std::string> problem_ids, method_ids, stepper_ids;
   for (const auto& p : problems) problem_ids.insert(p.id);
   for (const auto& m : methods) method_ids.insert(m.id);
   for (const auto& st : steppers) stepper_ids.insert(st.id);
+  for (const auto& i : integrators) {
+    method_ids.insert(i.method.id);  // exclusions name an integrator as the method
+    stepper_ids.insert(kDaeStepper);
+  }
   const auto excludes = parse_excludes(doc, problem_ids, method_ids, stepper_ids);
 
-  check_run_count(problems, methods.size(), steppers);
-  expand_runs(base, problems, methods, steppers, excludes, campaign);
+  const std::vector<Pairing> pairs = pairings(methods, steppers, integrators);
+  check_run_count(problems, pairs);
+  expand_runs(base, problems, pairs, excludes, campaign);
   if (campaign.runs.empty()) fail_at("/exclude", "every run is excluded: nothing to run");
-  check_bindings(problems, methods, excludes);
+  check_bindings(problems, pairs, excludes);
   return campaign;
 }
 

@@ -45,16 +45,27 @@ json params_json(const std::vector<ParamSpec>& specs) {
   return out;
 }
 
+json capabilities_json(const Capabilities& c) {
+  return {{"redundant", c.redundant},
+          {"singular", c.singular},
+          {"nonholonomic", c.nonholonomic},
+          {"drift_free", c.drift_free},
+          {"inequality", c.inequality}};
+}
+
 json method_json(const MethodEntry& e) {
-  const Capabilities& c = e.capabilities;
   return {{"id", e.id},
           {"summary", e.summary},
-          {"capabilities",
-           {{"redundant", c.redundant},
-            {"singular", c.singular},
-            {"nonholonomic", c.nonholonomic},
-            {"drift_free", c.drift_free},
-            {"inequality", c.inequality}}},
+          {"capabilities", capabilities_json(e.capabilities)},
+          {"params", params_json(e.params)}};
+}
+
+json integrator_json(const IntegratorEntry& e) {
+  return {{"id", e.id},
+          {"summary", e.summary},
+          {"kind", e.kind == StepperKind::fixed ? "fixed" : "adaptive"},
+          {"order", e.order ? json(e.order) : json()},
+          {"capabilities", capabilities_json(e.capabilities)},
           {"params", params_json(e.params)}};
 }
 
@@ -82,6 +93,10 @@ json catalog_json(const std::string& what) {
   if (what.empty() || what == "methods") {
     doc["methods"] = json::array();
     for (const auto& e : method_registry()) doc["methods"].push_back(method_json(e));
+  }
+  if (what.empty() || what == "integrators") {
+    doc["integrators"] = json::array();
+    for (const auto& e : integrator_registry()) doc["integrators"].push_back(integrator_json(e));
   }
   if (what.empty() || what == "steppers") {
     doc["steppers"] = json::array();

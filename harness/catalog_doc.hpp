@@ -7,9 +7,9 @@
 
 namespace cmb {
 
-// {"schema": "cmbench.catalog/1", "problems": [...], "methods": [...], "steppers": [...]}: ids,
-// summaries, capabilities, parameters with types, defaults, ranges and choices. `what` limits it
-// to "problems", "methods" or "steppers"; empty: all three.
+// {"schema": "cmbench.catalog/1", "problems": [...], "methods": [...], "integrators": [...],
+// "steppers": [...]}: ids, summaries, capabilities, kinds and orders, parameters with types,
+// defaults, ranges and choices. `what` limits it to one of the four lists; empty: all.
 nlohmann::json catalog_json(const std::string& what = "");
 
 // What `cmbench describe` shows of a problem built with `params`, as data: title, source, tags,

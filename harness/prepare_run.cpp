@@ -45,7 +45,7 @@ std::string run_key(const RunConfig& c, const StepperSpec& stepper, const Steppe
     return out;
   };
   std::string key = with_params(c.problem, c.problem_params, find_problem(c.problem).params) + "/" +
-                    with_params(c.method, c.method_params, find_method(c.method).params) + "/" +
+                    with_params(c.method, c.method_params, method_params_of(c.method)) + "/" +
                     stepper.id + "/";
   if (stepper.kind == StepperKind::fixed) {
     key += "dt=" + format_number(s.dt);
@@ -63,23 +63,30 @@ std::string run_key(const RunConfig& c, const StepperSpec& stepper, const Steppe
 
 StepperSettings stepper_settings(const RunConfig& c, const StepperSpec& stepper) {
   StepperSettings s;
+  const std::string name =
+      stepper.id == kDaeStepper ? "integrator '" + c.method + "'" : "stepper '" + stepper.id + "'";
   if (stepper.kind == StepperKind::fixed) {
-    if (!c.dt)
-      throw InputError("stepper '" + stepper.id + "' is fixed-step: give --dt (step size > 0)");
+    if (!c.dt) throw InputError(name + " is fixed-step: give --dt (step size > 0)");
     if (c.abs_tol || c.rel_tol || c.max_dt)
-      throw InputError("stepper '" + stepper.id +
-                       "' is fixed-step: tolerances and max_dt do not apply (give --dt only)");
+      throw InputError(name +
+                       " is fixed-step: tolerances and max_dt do not apply (give --dt only)");
     s.dt = *c.dt;
     return s;
   }
   if (!c.abs_tol && !c.rel_tol)
-    throw InputError("stepper '" + stepper.id + "' is adaptive: give --tol (or --abs-tol and " +
-                     "--rel-tol), e.g. --tol 1e-8");
+    throw InputError(name +
+                     " is adaptive: give --tol (or --abs-tol and --rel-tol), e.g. --tol 1e-8");
   s.rel_tol = c.rel_tol ? *c.rel_tol : *c.abs_tol;
   s.abs_tol = c.abs_tol ? *c.abs_tol : *c.rel_tol;
   if (c.dt) s.dt = *c.dt;
   if (c.max_dt) s.max_dt = *c.max_dt;
   return s;
+}
+
+std::string integrator_list() {
+  std::vector<std::string> ids;
+  for (const auto& entry : integrator_registry()) ids.push_back(entry.id);
+  return ids.empty() ? "there are none" : "they are: " + join(ids, ", ");
 }
 
 [[noreturn]] void too_many_samples(double count, double sample_dt) {
@@ -130,19 +137,37 @@ bool needs_grid_reference(const PreparedRun& run) {
           run.problem->reference_info().kind == ReferenceKind::self_converged);
 }
 
+// The method and the stepper: a method with an odeint stepper, or a DAE integrator with its own
+// stepping (stepper "dae").
+void make_method_and_stepper(const RunConfig& c, PreparedRun& run) {
+  if (c.stepper == kDaeStepper) {
+    if (!is_integrator(c.method))
+      throw InputError("stepper 'dae' is the own time stepping of a DAE integrator, and '" +
+                       c.method + "' is not one (" + integrator_list() +
+                       "); a method needs an odeint stepper");
+    run.method = make_integrator(c.method, c.method_params);
+    run.stepper = &integrator_stepper(c.method);
+    return;
+  }
+  if (is_integrator(c.method))
+    throw InputError("'" + c.method + "' is a DAE integrator: it steps itself (--integrator " +
+                     c.method + ", or stepper \"dae\"), not with stepper '" + c.stepper + "'");
+  run.method = make_method(c.method, c.method_params);
+  run.stepper = &find_stepper(c.stepper);
+}
+
 PreparedRun prepare_run(const RunConfig& given) {
   PreparedRun run;
   run.problem = make_problem(given.problem, given.problem_params);
-  run.method = make_method(given.method, given.method_params);
+  make_method_and_stepper(given, run);
   // Former parameter names (aliases) become the current ones, so that keys and records use one
   // name whichever the user wrote.
   run.config = given;
   run.config.problem_params = canonical_param_names(
       "problem '" + given.problem + "'", given.problem_params, find_problem(given.problem).params);
   run.config.method_params = canonical_param_names(
-      "method '" + given.method + "'", given.method_params, find_method(given.method).params);
+      "method '" + given.method + "'", given.method_params, method_params_of(given.method));
   const RunConfig& config = run.config;
-  run.stepper = &find_stepper(config.stepper);
   require_positive("dt", config.dt);
   require_positive("abs_tol", config.abs_tol);
   require_positive("rel_tol", config.rel_tol);

@@ -44,8 +44,9 @@ std::string text_of(const json& request, const std::string& key) {
 const std::set<std::string> kNumbers = {
     "dt",        "tol",        "abs_tol",     "rel_tol",          "max_dt",          "t_end",
     "sample_dt", "time_limit", "initial_tol", "perturb_position", "perturb_velocity"};
-const std::set<std::string> kTexts = {"problem",   "method",          "stepper",
-                                      "reference", "reference_cache", "initial_assembly"};
+const std::set<std::string> kTexts = {"problem",         "method",    "stepper",
+                                      "integrator",      "reference", "reference_cache",
+                                      "initial_assembly"};
 const std::set<std::string> kCounts = {"repeat", "max_steps", "max_rhs_calls"};
 
 void check_request_keys(const json& request) {
@@ -57,9 +58,14 @@ void check_request_keys(const json& request) {
   for (const auto& [key, value] : request.items())
     if (std::find(valid.begin(), valid.end(), key) == valid.end())
       throw InputError("unknown run setting '" + key + "' (valid: " + join(valid, ", ") + ")");
-  for (const char* key : {"problem", "method", "stepper"})
-    if (!request.contains(key) || request[key].is_null())
-      throw InputError(std::string("a run needs '") + key + "'");
+  auto given = [&](const char* key) { return request.contains(key) && !request[key].is_null(); };
+  if (!given("problem")) throw InputError("a run needs 'problem'");
+  if (given("integrator") && (given("method") || given("stepper")))
+    throw InputError(
+        "a run has either 'integrator' (a DAE integrator, which steps itself) or "
+        "'method' and 'stepper', not both");
+  if (!given("integrator") && !(given("method") && given("stepper")))
+    throw InputError("a run needs 'method' and 'stepper', or 'integrator'");
 }
 
 void set_number(RunConfig& c, const std::string& key, double v) {
@@ -83,7 +89,7 @@ void set_number(RunConfig& c, const std::string& key, double v) {
 
 void apply_param(RunConfig& config, const std::string& key, const json& value) {
   const auto& problem_specs = find_problem(config.problem).params;
-  const auto& method_specs = find_method(config.method).params;
+  const auto& method_specs = method_params_of(config.method);
   auto set = [&](json& params, const std::string& name) {
     if (params.contains(name))
       throw InputError("parameter '" + name + "' is given twice: give each parameter once");
@@ -113,6 +119,10 @@ RunConfig run_config_from_json(const json& request) {
       if (key == "problem") c.problem = text;
       if (key == "method") c.method = text;
       if (key == "stepper") c.stepper = text;
+      if (key == "integrator") {
+        c.method = text;
+        c.stepper = kDaeStepper;
+      }
       if (key == "reference") c.reference = text;
       if (key == "reference_cache") c.reference_cache = text;
       if (key == "initial_assembly") c.initial.assembly = text;
@@ -125,7 +135,7 @@ RunConfig run_config_from_json(const json& request) {
     }
   }
   find_problem(c.problem);
-  find_method(c.method);
+  method_params_of(c.method);
   const json params = request.value("params", json::object());
   if (!params.is_null() && !params.is_object())
     throw InputError("run setting 'params' expects an object, got " + excerpt(params));

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Fails when a C++ file includes a header from a layer above its own.
 
-The folders are the layers, bottom to top: core (interfaces and numerics), methods and problems
-(beside each other, each on core), catalog (the tables of every method and problem), harness
+The folders are the layers, bottom to top: core (interfaces and numerics), methods, problems and
+integrators (beside each other, each on core), catalog (the tables of every entry), harness
 (runs, campaigns, result sets), cli (the command line). A file may include headers of its own
 layer and of the layers below it; tests, benchmarks and fuzz targets sit on top of everything.
 Usage: check_layers.py SOURCE_DIR
@@ -15,7 +15,8 @@ BELOW = {
     "core": {"core"},
     "methods": {"core", "methods"},
     "problems": {"core", "problems"},
-    "catalog": {"core", "methods", "problems", "catalog"},
+    "integrators": {"core", "integrators"},
+    "catalog": {"core", "methods", "problems", "integrators", "catalog"},
     "harness": {"core", "catalog", "harness"},
     "cli": {"core", "catalog", "harness", "cli"},
 }

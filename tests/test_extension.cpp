@@ -20,6 +20,62 @@ TEST(Extension, EntriesDefinedOutsideTheCatalogAreAdded) {
   EXPECT_NO_THROW(find_method("example_kkt_lu"));
   EXPECT_NO_THROW(find_problem("example_incline"));
   EXPECT_NO_THROW(find_stepper("test_midpoint"));
+  EXPECT_NO_THROW(find_integrator("test_euler_dae"));
+}
+
+// A DAE integrator steps itself: its runs pair it with the stepper "dae", whose kind and order
+// are its scheme's, and record it as the method. Semi-implicit Euler is first order: halving the
+// step from 2 ms to 1 ms halves the pendulum's final error (next term O(h) smaller: ±0.2).
+TEST(Extension, ATestOnlyIntegratorRunsAndConvergesAtItsOrder) {
+  auto final_error = [](double dt) {
+    RunConfig c;
+    c.problem = "simple_pendulum";
+    c.method = "test_euler_dae";
+    c.stepper = kDaeStepper;
+    c.dt = dt;
+    c.t_end = 1.0;
+    const auto r = quick_run(c);
+    EXPECT_EQ(r["status"], "ok") << r["message"];
+    EXPECT_EQ(r["key"], "simple_pendulum/test_euler_dae/dae/dt=" +
+                            std::string(dt == 0.002 ? "0.002" : "0.001") + "/t_end=1");
+    EXPECT_EQ(r["method"]["id"], "test_euler_dae");
+    EXPECT_EQ(r["stepper"]["id"], "dae");
+    EXPECT_EQ(r["stepper"]["kind"], "fixed");
+    EXPECT_EQ(r["stepper"]["order"], 1);
+    EXPECT_EQ(r["work"]["rhs_calls"], std::lround(1.0 / dt));
+    return r["metrics"]["error"]["final_abs_max"].get<double>();
+  };
+  const double order = std::log2(final_error(0.002) / final_error(0.001));
+  EXPECT_NEAR(order, 1.0, 0.2);
+  // An integrator is not a method for an odeint stepper, nor "dae" a stepper for a method.
+  RunConfig wrong;
+  wrong.problem = "simple_pendulum";
+  wrong.method = "test_euler_dae";
+  wrong.stepper = "rk4";
+  wrong.dt = 1e-3;
+  EXPECT_THROW(prepare_run(wrong), InputError);
+  wrong.method = "index1";
+  wrong.stepper = kDaeStepper;
+  EXPECT_THROW(prepare_run(wrong), InputError);
+}
+
+// Campaigns list integrators beside methods and steppers, each with its own step sizes.
+TEST(Extension, ACampaignRunsIntegratorsBesideMethods) {
+  const nlohmann::json doc = {{"name", "integrators"},
+                              {"problems", {{{"id", "simple_pendulum"}, {"t_end", 0.5}}}},
+                              {"methods", {{{"id", "index1"}}}},
+                              {"steppers", {{{"id", "rk4"}, {"dt", 0.01}}}},
+                              {"integrators", {{{"id", "test_euler_dae"}, {"dt", {0.01, 0.005}}}}}};
+  const Campaign campaign = parse_campaign(doc.dump(), "test");
+  std::vector<std::string> keys;
+  for (const auto& run : campaign.runs) keys.push_back(run.key);
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"simple_pendulum/index1/rk4/dt=0.01/t_end=0.5",
+                                      "simple_pendulum/test_euler_dae/dae/dt=0.01/t_end=0.5",
+                                      "simple_pendulum/test_euler_dae/dae/dt=0.005/t_end=0.5"}));
+  nlohmann::json adaptive = doc;
+  adaptive["integrators"][0] = {{"id", "test_euler_dae"}, {"tol", 1e-6}};
+  EXPECT_THROW(parse_campaign(adaptive.dump(), "test"), InputError);  // fixed-step: dt only
 }
 
 // The test-only stepper is in the table like a built-in one, and it is the second-order method

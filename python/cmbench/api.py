@@ -62,10 +62,10 @@ def list_catalog(what=""):
 
 
 def describe(id, **params):
-    """A problem as `cmbench describe --json` shows it, built with the given parameters; a method
-    or stepper id gives its catalog entry."""
+    """A problem as `cmbench describe --json` shows it, built with the given parameters; a
+    method, DAE integrator or stepper id gives its catalog entry."""
     catalog = list_catalog()
-    for kind in ("methods", "steppers"):
+    for kind in ("methods", "integrators", "steppers"):
         for entry in catalog[kind]:
             if entry["id"] == id:
                 return entry
@@ -87,17 +87,20 @@ def _series_from_csv(text):
     return {name: columns[:, j] for j, name in enumerate(header)}
 
 
-def run(problem, method, stepper, *, dt=None, tol=None, abs_tol=None, rel_tol=None, max_dt=None,
-        params=None, t_end=None, sample_dt=None, repeat=0, series=False, **settings):
+def run(problem, method=None, stepper=None, *, integrator=None, dt=None, tol=None, abs_tol=None,
+        rel_tol=None, max_dt=None, params=None, t_end=None, sample_dt=None, repeat=0,
+        series=False, **settings):
     """One run, as `cmbench run` does it; returns its record (docs/json_schema.md) as a dict, with
-    "series" ({column: numpy array}, the CSV of --series) when series=True.
+    "series" ({column: numpy array}, the CSV of --series) when series=True. A method with an
+    odeint stepper, or integrator= a DAE integrator (which steps itself).
 
     params: {key: value} with keys as --param takes them (problem.KEY, method.KEY, or a key only
     one of them declares). repeat: timed repetitions after the instrumented run (default 0 here:
     timing is the command line's and the campaigns' business; give 3 to time like them). Further
     keyword settings: max_steps, max_rhs_calls, time_limit (checked between steps), reference,
     reference_cache, initial_assembly, initial_tol, perturb_position, perturb_velocity."""
-    request = {"problem": problem, "method": method, "stepper": stepper, "dt": dt, "tol": tol,
+    request = {"problem": problem, "method": method, "stepper": stepper, "integrator": integrator,
+               "dt": dt, "tol": tol,
                "abs_tol": abs_tol, "rel_tol": rel_tol, "max_dt": max_dt, "t_end": t_end,
                "sample_dt": sample_dt, "repeat": repeat, "params": params or {}}
     request.update(settings)

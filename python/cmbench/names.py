@@ -31,7 +31,13 @@ METHODS = {
     "udwadia_kalaba": "Udwadia–Kalaba",
     "gauss_qp": "Gauss QP",
     "augmented_lagrangian": "Augmented Lagrangian",
+    # DAE integrators (their runs' stepper is "dae")
+    "ida": "IDA (BDF)",
+    "generalized_alpha": "Generalized-α",
+    "ali3p": "ALI3-P",
 }
+# The method ids above that are DAE integrators: they step themselves (stepper "dae").
+INTEGRATORS = ("ida", "generalized_alpha", "ali3p")
 
 PROBLEMS = {
     "simple_pendulum": "Simple pendulum",
@@ -59,6 +65,7 @@ STEPPERS = {
     "fehlberg78": "Fehlberg 7(8)",
     "bulirsch_stoer": "Bulirsch–Stoer",
     "rosenbrock4": "Rosenbrock 4",
+    "dae": "DAE integrators",
 }
 
 # Parameters as they appear in variant and problem labels (results.variant_label already

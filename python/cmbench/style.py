@@ -132,6 +132,13 @@ METHOD_STYLE = {
                  "zorder": 2.35},
     "augmented_lagrangian": {"color": "#bcbd22", "marker": "*", "linestyle": ":",
                              "markersize": 5.5},
+    # DAE integrators: black and greys, so they stand apart from the ODE formulations
+    "ida": {"color": "#000000", "marker": "o", "linestyle": "-", "markersize": 4.0,
+            "markerfacecolor": "none", "linewidth": 1.2},
+    "generalized_alpha": {"color": "#555555", "marker": "s", "linestyle": "--",
+                          "markersize": 4.0, "markerfacecolor": "none"},
+    "ali3p": {"color": "#888888", "marker": "^", "linestyle": "-.", "markersize": 4.0,
+              "markerfacecolor": "none"},
 }
 METHOD_ORDER = list(METHOD_STYLE)
 # Unknown methods: colours not used by METHOD_STYLE (darker tab20b/tab20c shades and orange),

@@ -1,5 +1,6 @@
-"""Writes docs/methods/<id>.md and docs/problems/<id>.md from the opening comment block of
-methods/<id>.cpp and problems/<id>.cpp, so a page and its source never disagree. Run after
+"""Writes docs/methods/<id>.md, docs/problems/<id>.md and docs/integrators/<id>.md from the
+opening comment block of methods/<id>.cpp, problems/<id>.cpp and integrators/<id>.cpp, so a page
+and its source never disagree. Run after
 editing a header comment (from the repository root):
     PYTHONPATH=python python3 -m cmbench.docs.pages            (rewrites the pages)
     PYTHONPATH=python python3 -m cmbench.docs.pages --check    (exit 1 naming the stale ones)
@@ -12,12 +13,15 @@ import sys
 from . import ROOT
 
 KINDS = [("methods", "CMB_METHOD", "build/cmbench list methods"),
-         ("problems", "CMB_PROBLEM", "build/cmbench describe {id}")]
+         ("problems", "CMB_PROBLEM", "build/cmbench describe {id}"),
+         ("integrators", "CMB_INTEGRATOR", "build/cmbench list integrators")]
 
 
 def ids(folder, macro):
+    """The ids listed in FOLDER/FOLDER.def (comment lines, which may show the macro, skipped)."""
     with open(os.path.join(ROOT, folder, folder + ".def")) as f:
-        return re.findall(macro + r"\((\w+)\)", f.read())
+        lines = [line for line in f if not line.lstrip().startswith("//")]
+    return re.findall(macro + r"\((\w+)\)", "".join(lines))
 
 
 def header_comment(path):

@@ -1,0 +1,50 @@
+// A DAE integrator: a time-stepping scheme for the constrained equations themselves (BDF on the
+// stabilized index-2 system, generalized-α or the augmented Lagrangian on the index-3 one), as
+// multibody codes integrate them, instead of an ODE formulation handed to an odeint stepper. It
+// owns its stepping; the harness runs it with the stepper "dae" (docs/extending.md), so its runs
+// are records like any other.
+//
+// As a Method, its state x holds q, v and whatever else the scheme carries (accelerations,
+// multipliers): pack builds a consistent x from (q, v) — the multipliers and accelerations of
+// the KKT solve at that state —, unpack reads q and v, and rhs only makes multipliers() and
+// accelerations() those held in x (what the sample recorder reads; it never advances anything
+// and writes zeros to dxdt).
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "core/integration.hpp"
+#include "core/method.hpp"
+
+namespace cmb {
+
+class Integrator : public Method {
+ public:
+  using Method::Method;
+
+  // Integrates from x at t = 0 to sample_times.back() (= t_end, reached exactly), calling
+  // observer with the state at t = 0 and at every sample time, within the limits; a numerical
+  // failure ends it with a status, never an exception. Counters: rhs_calls = residual
+  // evaluations, jacobian_evaluations = iteration matrices formed, accepted and rejected steps;
+  // stats(): newton_iterations, linear_solves, error_test_failures, convergence_failures.
+  virtual LoopOutcome integrate(const StepperSettings& settings, Vec& x,
+                                const std::vector<double>& sample_times,
+                                const SampleObserver& observer, const LoopLimits& limits) = 0;
+
+  // Evaluates the residual and forms the iteration matrix once at x, as a step would (tests
+  // check that nothing is allocated once bound).
+  virtual void evaluate_callbacks(double t, CVecRef x) = 0;
+};
+
+// The loop of a fixed-step integrator: steps of dt from t = 0 to sample_times.back() (the sample
+// times are multiples of dt, as the harness makes them), the observer with the state at 0 and at
+// every sample time, and after every step the limits and the branch check. `step(t, h, x,
+// counters)` advances x from t to t + h, counting its residual evaluations and iteration
+// matrices, and throws NumericalFailure to end the run with that status and message.
+using FixedStep = std::function<void(double t, double h, Vec& x, LoopCounters& counters)>;
+LoopOutcome run_fixed_steps(double dt, Vec& x, const std::vector<double>& sample_times,
+                            const SampleObserver& observer, const LoopLimits& limits,
+                            const FixedStep& step);
+
+}  // namespace cmb
