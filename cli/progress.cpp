@@ -109,6 +109,21 @@ void ConsoleProgress::finished(const CampaignRun& run, const std::string& status
     std::cout << line.str() << "\n" << std::flush;
 }
 
+void ConsoleProgress::timed(const CampaignRun& run, std::size_t done, std::size_t total,
+                            double seconds) {
+  if (done == 1) {
+    if (tty_) std::cout << "\n";
+    std::cout << "timing " << total << " run(s) one at a time" << std::endl;
+  }
+  std::ostringstream line;
+  line << "[timed " << done << "/" << total << "] " << run.key << "  (" << format_seconds(seconds)
+       << ")";
+  if (tty_)
+    std::cout << "\r\033[K" << line.str() << (done == total ? "\n" : "") << std::flush;
+  else
+    std::cout << line.str() << "\n" << std::flush;
+}
+
 void ConsoleProgress::ended() {
   if (tty_) std::cout << "\n";
 }

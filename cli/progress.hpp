@@ -44,6 +44,7 @@ class ConsoleProgress : public CampaignProgress {
   void started(const std::vector<const CampaignRun*>& pending, int jobs) override;
   void finished(const CampaignRun& run, const std::string& status, double seconds) override;
   void ended() override;
+  void timed(const CampaignRun& run, std::size_t done, std::size_t total, double seconds) override;
 
  private:
   std::size_t total_ = 0, finished_ = 0, unsupported_ = 0, not_ok_ = 0;

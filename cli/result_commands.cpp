@@ -92,6 +92,11 @@ Command add_campaign_command(CLI::App& app) {
                      "compute the self-converged references the runs need into the cache, then "
                      "stop (before a job array starts)");
   campaign->add_flag("--dry-run", o->campaign.dry_run, "list the runs and stop");
+  auto* parallel = campaign->add_flag(
+      "--parallel-timing",
+      "time each run in its worker beside the others instead of one at a time after them "
+      "(faster, noisier timings)");
+  parallel->each([o](const std::string&) { o->campaign.serial_timing = false; });
   return {campaign, [o] { return run_campaign_command(*o); }};
 }
 

@@ -60,8 +60,9 @@ void print_summary(const nlohmann::json& r) {
     const auto& t = r["timing"];
     out << "  time    instrumented " << fmt(t["instrumented_s"]) << " s";
     if (t["min_s"].is_number())
-      out << "; min " << fmt(t["min_s"]) << " s, median " << fmt(t["median_s"]) << " s over "
-          << t["repetitions"] << " repetitions";
+      out << "; over " << t["repetitions"] << " repetitions: CPU min " << fmt(t["cpu_min_s"])
+          << " s (spread " << fmt(t["cpu_spread"], "%.2f") << "), wall min " << fmt(t["min_s"])
+          << " s, median " << fmt(t["median_s"]) << " s";
     out << "\n";
   }
   std::cout << out.str();
@@ -239,8 +240,16 @@ void add_step_options(CLI::App* run, RunOptions& o) {
 
 // Timed repetitions and the limits that stop a run with a status.
 void add_limit_options(CLI::App* run, RunOptions& o) {
-  run->add_option("--repeat", o.config.repeat, "timed repetitions without metrics (default 3)")
+  run->add_option("--repeat", o.config.repeat,
+                  "timed repetitions without metrics: at least this many (default 3; 0: none), "
+                  "more until --timing-min seconds")
       ->check(integer_at_least(0));
+  run->add_option("--timing-min", o.config.timing_min_s,
+                  "repeat until the repetitions took this long together [s] (default 0.2)")
+      ->check(a_number());
+  run->add_option("--timing-max", o.config.timing_max_s,
+                  "start no repetition past this total [s] (default 20)")
+      ->check(a_number());
   run->add_option("--max-steps", o.max_steps, "stop with status step_limit after this many steps")
       ->check(integer_at_least(1));
   run->add_option("--max-rhs-calls", o.max_rhs_calls,

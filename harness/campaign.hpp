@@ -25,7 +25,10 @@ struct Campaign {
   std::string name;
   nlohmann::json source;  // the campaign file as read
   std::vector<CampaignRun> runs;
-  std::string reference_cache;  // the file's "reference_cache"; empty: not given
+  std::string reference_cache;
+  // Timed repetitions after the parallel pass, one run at a time with nothing else running
+  // (harness/timing.hpp); false: each worker times its run beside the others (faster, noisier).
+  bool serial_timing = true;  // the file's "reference_cache"; empty: not given
 };
 
 // Reads and validates a campaign file: every run is prepared once, so a bad id, parameter or
@@ -48,6 +51,8 @@ class CampaignProgress {
   // A run ended with `status` after `seconds` of wall time in its worker.
   virtual void finished(const CampaignRun& run, const std::string& status, double seconds) = 0;
   virtual void ended() = 0;  // after the last run, or before a stop
+  // The timing pass (CampaignOptions::serial_timing) timed `run`, the done-th of `total`.
+  virtual void timed(const CampaignRun& run, std::size_t done, std::size_t total, double seconds) {}
 };
 
 struct CampaignOptions {
@@ -60,6 +65,9 @@ struct CampaignOptions {
   // Where self-converged references are cached, shared by every shard and run of the campaign.
   // Empty: the campaign file's reference_cache, else <the output directory's parent>/references.
   std::string reference_cache;
+  // Timed repetitions after the parallel pass, one run at a time with nothing else running
+  // (harness/timing.hpp); false: each worker times its run beside the others (faster, noisier).
+  bool serial_timing = true;
   bool dry_run = false;
   CampaignProgress* progress = nullptr;  // not owned; null: no progress lines
 };

@@ -38,6 +38,12 @@ std::string string_at(const json& object, const std::string& key, const std::str
   return value.get<std::string>();
 }
 
+double nonnegative_at(const json& value, const std::string& path) {
+  if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
+    fail_at(path, "expected a finite number >= 0, got " + excerpt(value));
+  return value.get<double>();
+}
+
 double positive_at(const json& value, const std::string& path) {
   if (!value.is_number() || !(value.get<double>() > 0.0))
     fail_at(path, "expected a number > 0, got " + excerpt(value));
@@ -86,6 +92,10 @@ RunConfig parse_run_template(const json& doc) {
   RunConfig base;
   if (doc.contains("repeat"))
     base.repeat = static_cast<int>(integer_at(doc, "repeat", 0, kMaxRepeat));
+  if (doc.contains("timing_min_s"))
+    base.timing_min_s = nonnegative_at(doc["timing_min_s"], "/timing_min_s");
+  if (doc.contains("timing_max_s"))
+    base.timing_max_s = nonnegative_at(doc["timing_max_s"], "/timing_max_s");
   if (doc.contains("sample_dt")) base.sample_dt = positive_at(doc["sample_dt"], "/sample_dt");
   if (doc.contains("time_limit"))
     base.limits.wall_time_limit = positive_at(doc["time_limit"], "/time_limit");

@@ -169,11 +169,12 @@ Campaign parse_campaign(const std::string& text, const std::string& origin) {
   Campaign campaign;
   campaign.source = parse_json_input(text, "campaign file '" + origin + "'");
   const json& doc = campaign.source;
-  check_keys(doc, "",
-             {"name", "description", "repeat", "sample_dt", "time_limit", "max_steps",
-              "max_rhs_calls", "initial_assembly", "initial_tol", "reference", "reference_cache",
-              "problems", "methods", "steppers", "integrators", "exclude"},
-             {"name", "problems"});
+  check_keys(
+      doc, "",
+      {"name", "description", "repeat", "timing_min_s", "timing_max_s", "sample_dt", "time_limit",
+       "max_steps", "max_rhs_calls", "initial_assembly", "initial_tol", "reference",
+       "reference_cache", "problems", "methods", "steppers", "integrators", "exclude"},
+      {"name", "problems"});
   campaign.name = string_at(doc, "name", "");
   if (!std::regex_match(campaign.name, std::regex("[A-Za-z0-9_-]+")))
     fail_at("/name", "use letters, digits, '_' and '-' only, got " + excerpt(json(campaign.name)));

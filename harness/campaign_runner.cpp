@@ -180,32 +180,18 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& options) {
-  const std::vector<const CampaignRun*> selected = select_runs(campaign, options);
-  if (options.dry_run) {
-    for (const auto* run : selected) std::cout << run->key << "\n";
-    std::cout << selected.size() << " runs (of " << campaign.runs.size() << " in campaign '"
-              << campaign.name << "')\n";
-    CampaignSummary summary;
-    summary.runs = selected.size();
-    return summary;
-  }
-  const fs::path out = campaign_out_dir(campaign, options);
-  check_output_dir(campaign, options, out);
-  const std::string reference_cache = reference_cache_dir(campaign, options, out.string());
-  const std::vector<const CampaignRun*> pending = interleave_by_kind(runs_to_do(selected, out));
-  make_directory(out / "runs");
-  make_directory(out / "series");
-  write_file_atomically((out / "campaign.json").string(), campaign.source.dump(2) + "\n");
-
-  const workers::StopSignals stop_signals;  // caught until the pool is done, however it ends
+// Runs the pending runs in a pool of `options.jobs` workers; returns the number that crashed or
+// hit an internal error. Throws CampaignStopped on a stop signal, OutputError when a worker
+// could not write.
+std::size_t run_pool(const std::vector<const CampaignRun*>& pending, const fs::path& out,
+                     const workers::WorkerSettings& settings, const CampaignOptions& options) {
   Progress progress(options.progress, pending, options.jobs);
   workers::Active active;
   std::size_t next = 0, internal_errors = 0;
   while (next < pending.size() || !active.empty()) {
     while (!workers::stop_signal_received() && next < pending.size() &&
            static_cast<int>(active.size()) < options.jobs) {
-      const pid_t pid = workers::start_worker(*pending[next], out, reference_cache);
+      const pid_t pid = workers::start_worker(*pending[next], out, settings);
       active[pid] = workers::Worker{pending[next++], std::chrono::steady_clock::now()};
     }
     int wstatus = 0;
@@ -229,6 +215,73 @@ CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& op
     progress.finished(*worker.run, workers::status_in(record), seconds_since(worker.started));
   }
   progress.end_line();
+  return internal_errors;
+}
+
+bool timing_pending(const fs::path& record_file) {
+  std::ifstream in(record_file);
+  const json record = json::parse(in, nullptr, false);
+  return record.is_object() && record.contains("timing") && record["timing"].is_object() &&
+         record["timing"].value("pending", false);
+}
+
+// The timing pass: the selected runs whose records wait for their timed repetitions, timed one
+// at a time with nothing else running (harness/timing.hpp), each record written back. A run
+// whose timing worker died keeps its instrumented time and says so.
+void time_one_at_a_time(const std::vector<const CampaignRun*>& selected, const fs::path& out,
+                        const CampaignOptions& options) {
+  std::vector<const CampaignRun*> waiting;
+  for (const auto* run : selected)
+    if (timing_pending(out / "runs" / (run->file + ".json"))) waiting.push_back(run);
+  for (std::size_t i = 0; i < waiting.size(); ++i) {
+    const CampaignRun& run = *waiting[i];
+    const fs::path record = out / "runs" / (run.file + ".json");
+    workers::Active active;
+    active[workers::start_timing_worker(run, out)] = {&run, std::chrono::steady_clock::now()};
+    int wstatus = 0;
+    pid_t pid = -1;
+    do {
+      pid = workers::wait_for_worker(active, wstatus);
+    } while (pid < 0 && errno == EINTR && !workers::stop_signal_received());
+    if (workers::stop_signal_received()) {
+      const int signal = workers::stop_signal_received();
+      workers::stop_workers(active, out);
+      throw CampaignStopped(signal, "campaign stopped by signal " + std::to_string(signal) +
+                                        " while timing run " + std::to_string(i + 1) + " of " +
+                                        std::to_string(waiting.size()) +
+                                        "; finish it with --resume (it times the rest)");
+    }
+    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == workers::kOutputFailed)
+      throw OutputError("campaign stopped: the timing of " + run.key + " could not be written");
+    if (pid < 0 || timing_pending(record)) workers::note_failed_timing(record, wstatus);
+    if (options.progress)
+      options.progress->timed(run, i + 1, waiting.size(),
+                              seconds_since(active.begin()->second.started));
+  }
+}
+
+CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& options) {
+  const std::vector<const CampaignRun*> selected = select_runs(campaign, options);
+  if (options.dry_run) {
+    for (const auto* run : selected) std::cout << run->key << "\n";
+    std::cout << selected.size() << " runs (of " << campaign.runs.size() << " in campaign '"
+              << campaign.name << "')\n";
+    CampaignSummary summary;
+    summary.runs = selected.size();
+    return summary;
+  }
+  const fs::path out = campaign_out_dir(campaign, options);
+  check_output_dir(campaign, options, out);
+  const std::string reference_cache = reference_cache_dir(campaign, options, out.string());
+  const std::vector<const CampaignRun*> pending = interleave_by_kind(runs_to_do(selected, out));
+  make_directory(out / "runs");
+  make_directory(out / "series");
+  write_file_atomically((out / "campaign.json").string(), campaign.source.dump(2) + "\n");
+
+  const workers::StopSignals stop_signals;  // caught until the pool is done, however it ends
+  const workers::WorkerSettings settings{reference_cache, options.serial_timing};
+  const std::size_t internal_errors = run_pool(pending, out, settings, options);
+  if (options.serial_timing) time_one_at_a_time(selected, out, options);
 
   const CampaignSummary summary = write_results(campaign, options, selected, out);
   if (internal_errors > 0)

@@ -14,6 +14,7 @@
 #include "harness/context.hpp"
 #include "harness/output.hpp"
 #include "harness/self_converged.hpp"
+#include "harness/timing.hpp"
 
 namespace cmb::workers {
 
@@ -99,13 +100,16 @@ namespace {
 
 // Executes one run in a worker process; never returns.
 [[noreturn]] void work(const CampaignRun& run, const fs::path& out,
-                       const std::string& reference_cache) {
+                       const WorkerSettings& settings) {
   int code = 0;
   try {
     PreparedRun prepared = prepare_run(run.config);
-    prepared.config.reference_cache = reference_cache;
+    prepared.config.reference_cache = settings.reference_cache;
+    if (settings.defer_timing) prepared.config.repeat = 0;
     RunResult result = run_with_reference(prepared);
     result.record["files"] = run_files(run);
+    if (settings.defer_timing && run.config.repeat > 0 && result.record["status"] == "ok")
+      result.record["timing"]["pending"] = true;  // the campaign's timing pass times it
     write_file_atomically((out / "series" / (run.file + ".csv")).string(), [&](const Emit& emit) {
       stream_series_csv(*result.problem, result.series, result.reference, emit);
     });
@@ -132,14 +136,50 @@ namespace {
 
 }  // namespace
 
-pid_t start_worker(const CampaignRun& run, const fs::path& out,
-                   const std::string& reference_cache) {
+pid_t start_worker(const CampaignRun& run, const fs::path& out, const WorkerSettings& settings) {
   std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
     default_stop_signals();
-    work(run, out, reference_cache);
+    work(run, out, settings);
+  }
+  return pid;
+}
+
+namespace {
+
+// Times one run whose record is pending timing, and writes the record back with it.
+[[noreturn]] void time_run(const CampaignRun& run, const fs::path& record_file) {
+  int code = 0;
+  try {
+    std::ifstream in(record_file);
+    json record = json::parse(in);
+    PreparedRun prepared = prepare_run(run.config);
+    json timing = time_prepared_run(prepared, record["timing"].value("instrumented_s", 0.0));
+    timing["one_at_a_time"] = true;
+    record["timing"] = timing;
+    write_file_atomically(record_file.string(), record.dump(1) + "\n");
+  } catch (const OutputError& e) {
+    std::cerr << "cmbench: error: " << e.what() << "\n";
+    code = kOutputFailed;
+  } catch (const std::exception& e) {
+    std::cerr << "cmbench: internal error while timing " << run.key << ": " << e.what() << "\n";
+    code = kInternalError;
+  }
+  std::fflush(nullptr);
+  _exit(code);
+}
+
+}  // namespace
+
+pid_t start_timing_worker(const CampaignRun& run, const fs::path& out) {
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    default_stop_signals();
+    time_run(run, out / "runs" / (run.file + ".json"));
   }
   return pid;
 }
@@ -176,6 +216,18 @@ bool record_ended_worker(const Worker& worker, int wstatus, const fs::path& reco
     write_file_atomically(record.string(), crash_record(run, why).dump(1) + "\n");
   }
   return true;
+}
+
+void note_failed_timing(const fs::path& record_file, int wstatus) {
+  std::ifstream in(record_file);
+  json record = json::parse(in, nullptr, false);
+  if (!record.is_object() || !record.contains("timing")) return;
+  record["timing"].erase("pending");
+  record["timing"]["note"] =
+      WIFSIGNALED(wstatus)
+          ? "not timed: the timing worker died of signal " + std::to_string(WTERMSIG(wstatus))
+          : "not timed: the timing worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
+  write_file_atomically(record_file.string(), record.dump(1) + "\n");
 }
 
 std::string status_in(const fs::path& record) {

@@ -48,10 +48,23 @@ class StopSignals {
 void default_stop_signals();  // in a worker: the default actions
 int stop_signal_received();   // 0 while none arrived
 
-// Forks a worker that executes `run` and writes its record and series under `out`; a
-// self-converged reference comes from (or goes to) `reference_cache`.
+struct WorkerSettings {
+  std::string reference_cache;  // where a self-converged reference comes from (or goes to)
+  // The run's timed repetitions are left to the campaign's timing pass: the worker records the
+  // instrumented run only and marks an ok record "timing": {"pending": true}.
+  bool defer_timing = false;
+};
+
+// Forks a worker that executes `run` and writes its record and series under `out`.
 pid_t start_worker(const CampaignRun& run, const std::filesystem::path& out,
-                   const std::string& reference_cache);
+                   const WorkerSettings& settings);
+
+// Forks a worker that times `run` (harness/timing.hpp) and writes its record under `out` back
+// with the timing block (marked one_at_a_time).
+pid_t start_timing_worker(const CampaignRun& run, const std::filesystem::path& out);
+// A timing worker that ended without writing the timing: the record keeps its instrumented time,
+// no longer pending, with a note saying why.
+void note_failed_timing(const std::filesystem::path& record, int wstatus);
 
 // Waits for a worker to end, killing those past their time limit plus margin meanwhile. Returns
 // -1 with errno EINTR when a stop signal arrived.

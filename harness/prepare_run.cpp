@@ -188,6 +188,11 @@ PreparedRun prepare_run(const RunConfig& given) {
   if (config.initial.perturb_position != 0.0 && run.problem->sizes().mh == 0)
     throw InputError("a position perturbation needs holonomic constraint rows, and problem '" +
                      config.problem + "' has none (perturb the velocity instead)");
+  for (const auto& [name, value] :
+       {std::pair{"timing_min_s", config.timing_min_s}, {"timing_max_s", config.timing_max_s}})
+    if (!(std::isfinite(value) && value >= 0.0))
+      throw InputError(std::string(name) + " must be a finite number >= 0 seconds, got " +
+                       format_number(value));
   if (config.repeat < 0 || config.repeat > kMaxRepeat)
     throw InputError("repeat must be from 0 to " + std::to_string(kMaxRepeat) + ", got " +
                      std::to_string(config.repeat));

@@ -13,16 +13,11 @@
 #include "catalog/catalog.hpp"
 #include "harness/branch_monitor.hpp"
 #include "harness/context.hpp"
+#include "harness/timing.hpp"
 
 namespace cmb {
 
 namespace {
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 nlohmann::json stepper_json(const PreparedRun& run) {
   const auto& s = run.settings;
@@ -80,60 +75,6 @@ nlohmann::json record_header(const PreparedRun& run) {
   };
 }
 
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// The timing block of a run that ended early: the instrumented run only.
-nlohmann::json untimed(double instrumented_seconds) {
-  return {{"instrumented_s", instrumented_seconds},
-          {"repetitions", 0},
-          {"min_s", nullptr},
-          {"median_s", nullptr}};
-}
-
-// Repeats an ok run without observer for its timing (same sample times, so the same step
-// sequence). Runs longer than a few seconds are timed well enough by the instrumented run itself
-// (its observer work is ~100 samples), and repeating them would dominate a campaign's wall time;
-// the repetitions share the run's time limit, counted from `start`.
-nlohmann::json timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
-                                 double instrumented_seconds,
-                                 std::chrono::steady_clock::time_point start) {
-  nlohmann::json timing = untimed(instrumented_seconds);
-  if (run.config.repeat == 0) return timing;
-  constexpr double kRepeatBelowSeconds = 2.0;
-  if (instrumented_seconds > kRepeatBelowSeconds) {
-    timing["note"] = "repetitions skipped: the instrumented run took longer than 2 s";
-    return timing;
-  }
-  Method& method = *run.method;
-  Vec x(method.state_size());
-  std::vector<double> seconds;
-  method.stats().set_enabled(false);
-  const double limit = run.config.limits.wall_time_limit;
-  for (int i = 0; i < run.config.repeat; ++i) {
-    if (limit > 0 && seconds_since(start) > limit) {
-      timing["note"] = "repetitions stopped by the time limit after " + std::to_string(i);
-      break;
-    }
-    method.pack(0.0, q0, v0, x);
-    const auto t0 = std::chrono::steady_clock::now();
-    integrate(method, *run.stepper, run.settings, x, run.sample_times, nullptr, run.config.limits);
-    seconds.push_back(seconds_since(t0));
-  }
-  method.stats().set_enabled(true);
-  timing["repetitions"] = seconds.size();
-  if (!seconds.empty()) {
-    timing["min_s"] = *std::min_element(seconds.begin(), seconds.end());
-    timing["median_s"] = median(seconds);
-  }
-  return timing;
-}
-
-}  // namespace
-
 Mat sample_reference(const GridReference& reference, const std::vector<double>& times) {
   Mat out = Mat::Constant(times.size(), reference.outputs.cols(), std::nan(""));
   const double t_end = reference.grid.back();
@@ -184,7 +125,8 @@ void integrate_and_record(PreparedRun& run, const Vec& q0, const Vec& v0, RunRes
   const LoopOutcome outcome = integrate(
       method, *run.stepper, run.settings, x, run.sample_times,
       [&recorder](double t, CVecRef state) { recorder(t, state); }, limits);
-  const double instrumented_seconds = seconds_since(start);
+  const double instrumented_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.series = recorder.series();
 
   rec["status"] = to_string(outcome.status);

@@ -35,7 +35,11 @@ struct RunConfig {
   std::optional<double> max_dt;     // adaptive only
   std::optional<double> t_end;      // default: the problem's horizon
   std::optional<double> sample_dt;  // default: t_end / 100
-  int repeat = 3;                   // timed repetitions after the instrumented run
+  // Timed repetitions after the instrumented run (harness/timing.hpp): at least `repeat` (0: none),
+  // more until they add up to timing_min_s, none started past timing_max_s.
+  int repeat = 3;
+  double timing_min_s = 0.2;
+  double timing_max_s = 20.0;
   LoopLimits limits;
   InitialStateOptions initial;  // consistency check / projection / deliberate perturbation
   // "problem": the problem's own reference; "self_converged": computed by the harness with two

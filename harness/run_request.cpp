@@ -41,9 +41,19 @@ std::string text_of(const json& request, const std::string& key) {
   return value.get<std::string>();
 }
 
-const std::set<std::string> kNumbers = {
-    "dt",        "tol",        "abs_tol",     "rel_tol",          "max_dt",          "t_end",
-    "sample_dt", "time_limit", "initial_tol", "perturb_position", "perturb_velocity"};
+const std::set<std::string> kNumbers = {"dt",
+                                        "tol",
+                                        "abs_tol",
+                                        "rel_tol",
+                                        "max_dt",
+                                        "t_end",
+                                        "sample_dt",
+                                        "time_limit",
+                                        "initial_tol",
+                                        "perturb_position",
+                                        "perturb_velocity",
+                                        "timing_min_s",
+                                        "timing_max_s"};
 const std::set<std::string> kTexts = {"problem",         "method",    "stepper",
                                       "integrator",      "reference", "reference_cache",
                                       "initial_assembly"};
@@ -69,6 +79,8 @@ void check_request_keys(const json& request) {
 }
 
 void set_number(RunConfig& c, const std::string& key, double v) {
+  if (key == "timing_min_s") c.timing_min_s = v;
+  if (key == "timing_max_s") c.timing_max_s = v;
   if (key == "dt") c.dt = v;
   if (key == "tol") c.abs_tol = c.rel_tol = v;
   if (key == "abs_tol") c.abs_tol = v;

@@ -159,13 +159,16 @@ def _quiet(_message):
     pass
 
 
-def build(results_dir, width=None, display_names=None, series_from=None, progress=None):
+def build(results_dir, width=None, display_names=None, series_from=None, progress=None,
+          work="time"):
     """Writes every figure and table; returns (blocks of the report, figure results, skipped
     [(name, reason)], errors [(name, message)]). width: 'single' or 'double' (default double);
     display_names: overrides of cmbench.names, a dict or the path of a JSON file (for this
     report only); series_from: a re-run directory for the series (cmbench.rerun);
-    progress(message): called with one short line per step."""
-    with style.using(width or style.DEFAULT_WIDTH), names.overriding(display_names):
+    progress(message): called with one short line per step; work: what the work-precision
+    diagrams measure work in, 'time' (CPU time where recorded) or 'rhs' (RHS calls)."""
+    with style.using(width or style.DEFAULT_WIDTH), names.overriding(display_names), \
+            style.measuring(work):
         return _build(results_dir, series_from, progress or _quiet)
 
 
@@ -272,6 +275,10 @@ def parse_args(argv):
     parser.add_argument("--series-from", metavar="DIR",
                         help="read missing series CSVs from DIR, a re-run of the same "
                              "campaign (only for runs with identical status, metrics, work)")
+    parser.add_argument("--work", choices=style.WORK_MEASURES, default="time",
+                        help="work axis of the work-precision diagrams: time (the run's CPU "
+                             "time, min of its repetitions, where recorded) or rhs (RHS calls; "
+                             "machine-independent) (default: %(default)s)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return parser.parse_args(argv)
 
@@ -287,7 +294,7 @@ def main(argv=None):
     try:
         _, produced, skipped, errors = build(results_dir, opts.width, opts.names,
                                              opts.series_from,
-                                             None if opts.quiet else progress)
+                                             None if opts.quiet else progress, opts.work)
     except results.BadInput as bad:
         print(f"{PROG}: {bad}", file=sys.stderr)
         return 2

@@ -33,7 +33,28 @@ DEFAULT_WIDTH = "double"
 MIN_FONT = 8.0                             # pt, at print size: every text of every figure
 PNG_DPI = 200
 
-_state = {"width": DEFAULT_WIDTH}
+_state = {"width": DEFAULT_WIDTH, "work": "time"}
+# What the work-precision diagrams put on their work axis: the run's time (its thread's CPU time,
+# minimum of the timed repetitions, where the records have it) or its RHS calls (a DAE
+# integrator's residual evaluations), which do not depend on the machine.
+WORK_MEASURES = ("time", "rhs")
+
+
+def work_measure():
+    return _state["work"]
+
+
+@contextlib.contextmanager
+def measuring(work):
+    """work_measure() is `work` ('time' or 'rhs') for the duration of a with block."""
+    if work not in WORK_MEASURES:
+        raise ValueError(f"work must be one of {', '.join(WORK_MEASURES)}, not {work!r}")
+    saved = _state["work"]
+    try:
+        _state["work"] = work
+        yield
+    finally:
+        _state["work"] = saved
 _save_hooks = []
 
 

@@ -19,7 +19,8 @@ def configuration(r):
 def precision_table(rows):
     """Cheapest configuration of each method reaching each accuracy (IFToMM-style): per problem
     case (perturbed and unperturbed runs apart) and method, the successful run of least time
-    whose final error is at most the level."""
+    whose final error is at most the level: its thread's CPU time where the records have it (the
+    minimum of its timed repetitions, one run at a time), else its wall time."""
     header = ["problem", "method"] + [f"cheapest to {level:g}" for level in LEVELS]
     body = []
     ok = runs.ok(rows)
@@ -64,7 +65,8 @@ def write_tables(rows, results_dir):
     """Writes the Markdown and booktabs tables; returns their entries for the report."""
     out = []
     for name, title, (header, body) in [
-            ("precision_table", "Cheapest configuration reaching each accuracy",
+            ("precision_table", "Cheapest configuration reaching each accuracy (CPU time, "
+                                "minimum of the repetitions, where recorded)",
              precision_table(rows)),
             ("drift_energy_table", "Constraint drift and energy error",
              drift_energy_table(rows))]:

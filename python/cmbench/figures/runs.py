@@ -66,9 +66,21 @@ def representatives(rows, case):
 
 # --- work-precision ---------------------------------------------------------------------------
 
+def _work_column():
+    return "rhs_calls" if style.work_measure() == "rhs" else "time"
+
+
+def _work_label(rows):
+    """The work axis: RHS calls, CPU time (every run timed on the CPU clock) or run time."""
+    if style.work_measure() == "rhs":
+        return "RHS calls [–]"
+    return "CPU time [s]" if all(r.get("time_clock") == "cpu" for r in rows) else "run time [s]"
+
+
 def _wp_points(series):
-    return sorted((r["time"], r["final_error"]) for r in ok(series["runs"])
-                  if r["time"] and r["final_error"] and r["final_error"] > 0)
+    column = _work_column()
+    return sorted((r[column], r["final_error"]) for r in ok(series["runs"])
+                  if r[column] and r["final_error"] and r["final_error"] > 0)
 
 
 def _front_series(panel, points):
@@ -173,7 +185,7 @@ def work_precision(rows, results_dir):
         return (style.fit_lines(plot.case_parts(panel), row_height - 0.15) + "\n"
                 + style.label("final error", unit, row_height - 0.15))
 
-    plot.label_grid(layout, "run time [s]", row_label)
+    plot.label_grid(layout, _work_label(rows), row_label)
     for ax in axes:
         plot.at_least_a_decade(ax)
     if greyed:
@@ -186,12 +198,21 @@ def work_precision(rows, results_dir):
                   data={"faceted": faceted, "panels": panels})
 
 
+def _work_caption():
+    if style.work_measure() == "rhs":
+        return ("RHS calls (a DAE integrator's residual evaluations; the same on any machine, "
+                "Jacobian and factorization costs aside)")
+    return ("time: the CPU time of the run's thread, minimum of its timed repetitions (taken one "
+            "run at a time after the campaign's parallel pass; records without it give their "
+            "wall time), so that what else the machine did does not count")
+
+
 def _wp_caption(faceted, crowded, mixed):
     layout = ("a row of panels per problem case, a column per stepper, the panels of a row "
               f"sharing their axes (a case holds more than {plot.MAX_SERIES} series)" if faceted
               else "one panel per problem case")
     text = ("Final error (the largest absolute error over the problem's scored outputs at "
-            "t_end, in their units) against run time (minimum of the timed repetitions), "
+            "t_end, in their units) against " + _work_caption() + ", "
             "log-log, one line per series — runs that differ only in the swept tolerance or "
             "step size (method parameter variants, steppers and initial perturbations apart); "
             f"{layout}. Colour, marker and line style give the method (the same in every "

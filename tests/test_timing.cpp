@@ -1,0 +1,102 @@
+// Timings a reader can reproduce (harness/timing.hpp): repetitions until a minimum total, capped,
+// on the wall and CPU clocks; a campaign takes them one run at a time after its parallel pass,
+// and a stop during that pass loses nothing.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "campaign_support.hpp"
+#include "cli_runner.hpp"
+
+namespace cmb::test {
+namespace {
+
+// Timed repetitions: at least --repeat, then more until --timing-min seconds of them, none
+// started past --timing-max; wall and CPU clocks, each with min <= median <= max.
+TEST(Timing, RepetitionsRunUntilTheMinimumTimeAndStopAtTheCap) {
+  auto timing = [](const std::string& options) {
+    const std::string out = scratch_path("timing.json").string();
+    const CliResult r =
+        cli("run --problem simple_pendulum --method index1 --stepper rk4 --dt 0.01 " + options +
+            " --out " + out);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream in(out);
+    return nlohmann::json::parse(in)["timing"];
+  };
+  const auto until = timing("--repeat 1 --timing-min 0.05");
+  EXPECT_GE(until["total_s"].get<double>(), 0.05);
+  EXPECT_GT(until["repetitions"].get<int>(), 1);
+  for (const char* clock : {"", "cpu_"}) {
+    const std::string c = clock;
+    EXPECT_LE(until[c + "min_s"].get<double>(), until[c + "median_s"].get<double>());
+    EXPECT_LE(until[c + "median_s"].get<double>(), until[c + "max_s"].get<double>());
+    EXPECT_GE(until[c + "spread"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(timing("--repeat 5 --timing-max 0")["repetitions"], 1);  // the cap: one, no more
+  EXPECT_EQ(timing("--repeat 0")["repetitions"], 0);
+}
+
+// The timing pass (after the parallel one, one run at a time): every ok record ends timed on
+// the wall and CPU clocks and marked one_at_a_time; a SIGTERM while it runs keeps every record
+// (the untimed ones wait, marked pending) and --resume times the rest without running anything
+// again.
+TEST(Timing, ACampaignsTimingPassTimesEveryRunOnceAndResumesAfterAStop) {
+  const fs::path dir = scratch("timing_pass");
+  json campaign = campaign_of(0.5, 1e-3);
+  campaign["repeat"] = 1;
+  campaign["timing_min_s"] = 0.25;  // 18 runs × up to 0.25 s: a pass long enough to stop in
+  const fs::path file = write_campaign(dir, campaign);
+  const std::string out = (dir / "out").string();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl(CMB_CLI_PATH, CMB_CLI_PATH, "campaign", file.c_str(), "--jobs", "2", "--out", out.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto timed_records = [&] {
+    int timed = 0;
+    if (fs::exists(dir / "out" / "runs"))
+      for (const auto& entry : fs::directory_iterator(dir / "out" / "runs")) {
+        std::ifstream in(entry.path());
+        const json record = json::parse(in, nullptr, false);
+        if (record.is_object() && record["timing"].value("one_at_a_time", false)) ++timed;
+      }
+    return timed;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (timed_records() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  const int timed_before = timed_records();
+  EXPECT_GE(timed_before, 2);
+  EXPECT_LT(timed_before, 18);
+
+  const CliResult resumed = cli("campaign " + file.string() + " --jobs 2 --resume --out " + out);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_EQ(resumed.output.rfind("0 run(s) to do on", 0), 0u) << "the resume ran runs again:\n"
+                                                              << resumed.output;
+  std::ifstream in(dir / "out" / "results.json");
+  const json results = json::parse(in);
+  ASSERT_EQ(results["runs"].size(), 18u);
+  for (const auto& run : results["runs"]) {
+    const json& timing = run["timing"];
+    EXPECT_EQ(run["status"], "ok") << run["key"];
+    EXPECT_FALSE(timing.contains("pending")) << run["key"];
+    EXPECT_TRUE(timing.value("one_at_a_time", false)) << run["key"];
+    EXPECT_TRUE(timing["total_s"].get<double>() >= 0.25 || timing["repetitions"] == 1000)
+        << run["key"] << ": " << timing;
+    EXPECT_GT(timing["cpu_min_s"].get<double>(), 0.0) << run["key"];
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cmb::test
