@@ -8,9 +8,12 @@ packages=(
   cmake g++ make git
   libeigen3-dev libboost-dev nlohmann-json3-dev libcli11-dev libgtest-dev libalglib-dev
   python3 python3-dev python3-matplotlib python3-numpy python3-sympy python3-pandas python3-pytest
-  pybind11-dev pyflakes3
+  pybind11-dev pyflakes3 libsundials-dev
   "$@"
 )
+# SUNDIALS' CMake configuration (libsundials-dev) looks for OpenMP, which clang finds only with
+# LLVM's runtime; GCC brings its own.
+if [[ " $* " == *" clang "* ]]; then packages+=(libomp-dev); fi
 
 missing=()
 for p in "${packages[@]}"; do
