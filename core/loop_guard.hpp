@@ -15,7 +15,7 @@ namespace cmb {
 
 template <class StateT>
 bool all_finite(const StateT& s) {
-  for (std::size_t i = 0; i < s.size(); ++i)
+  for (decltype(s.size()) i = 0; i < s.size(); ++i)
     if (!std::isfinite(s[i])) return false;
   return true;
 }

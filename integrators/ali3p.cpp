@@ -48,8 +48,6 @@
 // nonholonomic and unilateral rows and more than 1000 coordinates (unsupported).
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <sstream>
 
 #include "core/errors.hpp"
@@ -234,7 +232,6 @@ class Ali3p : public Integrator {
       problem_->constraints(t, q, Phi_);
       lambda += alpha_.cwiseProduct(Phi_);
       const double size = b_.lpNorm<Eigen::Infinity>();
-      if (std::getenv("DBG")) fprintf(stderr, "DBG t=%.6g k=%d size=%.3e phi=%.3e\n", t, k, size, constraint_error());
       require_finite(std::isfinite(size), "ali3p: the Newton correction", t);
       // A small correction with Φ still large is not convergence: both are judged.
       const NewtonControl::Verdict verdict = newton_.judge(std::max(size, constraint_error()));

@@ -44,7 +44,6 @@
 // matrix cannot be factorized) or `newton_failed` (IDA_CONV_FAIL); the error test fails
 // repeatedly or at the smallest step → `step_limit`; the residual is not finite → `diverged`;
 // the KKT matrix of the start is singular → `singular`.
-#include <cstdlib>
 #include <memory>
 
 #include "core/integrator.hpp"
@@ -178,7 +177,6 @@ LoopOutcome Ida::integrate(const StepperSettings& settings, Vec& x,
         break;
       }
       if (!guard.ok(t, x_work_) || !guard.on_branch(t, x_work_)) break;
-      if (std::getenv("IDA_DEBUG")) session_->debug_step(t);
       for (; next_sample < sample_times.size() && sample_times[next_sample] <= t; ++next_sample) {
         if (!observer) continue;
         session_->interpolate(sample_times[next_sample], sample_x_.data(),

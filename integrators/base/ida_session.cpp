@@ -151,14 +151,6 @@ void IdaSession::interpolate(double t, double* y, double* yp) {
   require(IDAGetDky(ida_, t, 1, scratch_yp_), "IDAGetDky");
 }
 
-void IdaSession::debug_step(double t) {
-  int k = 0; double h = 0; long nni = 0, ncf = 0, netf = 0, nje = 0;
-  IDAGetLastOrder(ida_, &k); IDAGetLastStep(ida_, &h);
-  IDAGetNumNonlinSolvIters(ida_, &nni); IDAGetNumNonlinSolvConvFails(ida_, &ncf);
-  IDAGetNumErrTestFails(ida_, &netf); IDAGetNumJacEvals(ida_, &nje);
-  fprintf(stderr, "t=%.6e k=%d h=%.3e nni=%ld ncf=%ld netf=%ld nje=%ld\n", t, k, h, nni, ncf, netf, nje);
-}
-
 IdaWork IdaSession::work() const {
   IdaWork w;
   long ida_residuals = 0, dq_residuals = 0;

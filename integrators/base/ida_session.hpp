@@ -57,7 +57,6 @@ class IdaSession {
   // y and y' of IDA's interpolating polynomial at t within the last step (IDAGetDky).
   void interpolate(double t, double* y, double* yp);
   IdaWork work() const;
-  void debug_step(double t);
 
   // The status and message of a failed step (flag < 0).
   NumericalFailure failure(int flag, double t) const;

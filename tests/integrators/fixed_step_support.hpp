@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <string>
 
-#include "test_support.hpp"
 #include "harness/run.hpp"
 #include "harness/steppers.hpp"
+#include "test_support.hpp"
 
 namespace cmb::test {
 

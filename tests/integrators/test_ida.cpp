@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "test_support.hpp"
 #include "harness/run.hpp"
 #include "harness/steppers.hpp"
+#include "test_support.hpp"
 
 namespace cmb::test {
 namespace {
