@@ -40,6 +40,16 @@
 // Parameters: alpha_rel (1e3), penalty_scaling (norm | rows), alpha (one absolute α for every
 // row, overrides alpha_rel and penalty_scaling; unset), tol (1e-10, relative to ℓ; keep it well
 // below the accuracy wanted per step), max_iterations (20).
+// Accuracy floor: α grows like 1/h², and λ* += αΦ turns the rounding of Φ (~ε·ℓ) into force
+// errors of order α·ε·ℓ, so below some step the error grows again (the h⁻² rounding
+// amplification of index-3 formulations): measured on andrews_squeezer with the default
+// alpha_rel, scd 6.4, 7.2, 7.1, 6.8, 6.4 at h = 2, 1, 0.5, 0.25, 0.125 µs (and lower with a
+// larger alpha_rel: 5.2 at 1e5, h = 0.25 µs), where generalized_alpha, whose scaled iteration
+// keeps Φ out of the forces, reaches 8.0 at 0.25 µs. On IFToMM A02 (n_four_bar) the default
+// alpha_rel ends newton_failed at the first singular position (t ≈ 0.62 s, h = 1 ms): the
+// augmented-Lagrangian update contracts by 1/(1 + alpha_rel·σ) and σ vanishes there; alpha_rel
+// = 1e5 or 1e6 carries N = 40 through all 20 s on the branch (max error 2.4e-3 and 2.6e-3 at
+// h = 1 ms; 1.2e-3 at 0.5 ms with 1e6).
 // Redundant rows (Bricard) and singular configurations (IFToMM A02) keep P and the tangent
 // positive definite (M + a positive semi-definite term): λ* is then one solution among many.
 // State: x = [q; q̇; q̈; λ*] (3n + m).

@@ -42,6 +42,9 @@
 // (1e-13: the matrix counts as singular when its smallest LU pivot is below pivot_tol times its
 // largest).
 // State: x = [q; v; q̈; a; λ] (4n + m).
+// Measured on IFToMM A02 (n_four_bar N = 40, 20 s, every singular position): on the branch at
+// h = 1 ms and 0.5 ms, max error 2.1e-3 and 5.1e-4 m (IFToMM's threshold 1e-3); dense, it forms
+// the 485-row matrix from 487 force evaluations at every step (394 s at h = 0.5 ms).
 // Fails when: Newton does not meet tol within max_iterations (newton_failed, naming t); the
 // iteration matrix is singular — redundant rows (Bricard) or a step landing on a singular
 // configuration (singular); the residual is not finite (diverged). Refuses nonholonomic and
