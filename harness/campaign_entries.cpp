@@ -219,7 +219,8 @@ std::vector<CampaignIntegrator> parse_integrators(const json& doc) {
   const json& list = array_at(doc, "integrators");
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string p = "/integrators/" + std::to_string(i);
-    check_keys(list[i], p, {"id", "params", "label", "dt", "tol", "max_dt"}, {"id"});
+    check_keys(list[i], p, {"id", "params", "label", "dt", "tol", "max_dt", "max_rhs_calls"},
+               {"id"});
     check_text(list[i], "label", p);
     CampaignIntegrator entry;
     entry.method = {string_at(list[i], "id", p), params_at(list[i], p)};
@@ -229,6 +230,8 @@ std::vector<CampaignIntegrator> parse_integrators(const json& doc) {
     });
     entry.stepper.id = kDaeStepper;
     read_sweep(list[i], p, "integrator '" + entry.method.id + "'", entry.stepper);
+    if (list[i].contains("max_rhs_calls"))
+      entry.stepper.max_rhs_calls = integer_at(list[i], "max_rhs_calls", 1, kMaxCount);
     integrators.push_back(entry);
   }
   return integrators;

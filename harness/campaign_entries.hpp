@@ -54,6 +54,9 @@ struct CampaignStepper {
   std::vector<double> values;  // dt values (fixed) or tolerances (adaptive)
   std::optional<double> max_dt;
   bool fixed;
+  // An integrator entry's own RHS-call budget (its residual evaluations, including those that
+  // difference its iteration matrices), in place of the campaign's max_rhs_calls.
+  std::optional<long> max_rhs_calls;
 };
 
 // A DAE integrator of the campaign: the method of its runs (the integrator and its parameters)

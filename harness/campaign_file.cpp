@@ -149,6 +149,7 @@ void expand_runs(const RunConfig& base, const std::vector<CampaignProblem>& prob
           (stepper.fixed ? c.dt : c.rel_tol) = stepper.values[vi];
           if (!stepper.fixed) c.abs_tol = c.rel_tol;
           c.max_dt = stepper.max_dt;
+          if (stepper.max_rhs_calls) c.limits.max_rhs_calls = *stepper.max_rhs_calls;
           add_run(std::move(c), "/problems/" + std::to_string(pi) + " × " + pair.where + "/" +
                                     (stepper.fixed ? "dt" : "tol") + "/" + std::to_string(vi));
         }

@@ -76,6 +76,16 @@ TEST(Extension, ACampaignRunsIntegratorsBesideMethods) {
   nlohmann::json adaptive = doc;
   adaptive["integrators"][0] = {{"id", "test_euler_dae"}, {"tol", 1e-6}};
   EXPECT_THROW(parse_campaign(adaptive.dump(), "test"), InputError);  // fixed-step: dt only
+  // An integrator entry may carry its own RHS-call budget; the methods keep the campaign's.
+  nlohmann::json budgets = doc;
+  budgets["max_rhs_calls"] = 1000;
+  budgets["integrators"][0]["max_rhs_calls"] = 50000;
+  const Campaign with_budgets = parse_campaign(budgets.dump(), "test");
+  EXPECT_EQ(with_budgets.runs[0].config.limits.max_rhs_calls, 1000);
+  EXPECT_EQ(with_budgets.runs[1].config.limits.max_rhs_calls, 50000);
+  EXPECT_EQ(with_budgets.runs[2].config.limits.max_rhs_calls, 50000);
+  budgets["integrators"][0]["max_rhs_calls"] = 0;
+  EXPECT_THROW(parse_campaign(budgets.dump(), "test"), InputError);
 }
 
 // The test-only stepper is in the table like a built-in one, and it is the second-order method
