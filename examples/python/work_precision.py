@@ -6,7 +6,7 @@ import cmbench
 from cmbench import names, style
 
 root = pathlib.Path(__file__).resolve().parents[2]
-frame = cmbench.load(root / "results/default/2026-11-23_20a9b21a4f30")
+frame = cmbench.load(root / "results/default/2026-11-24_4af00758acd6")
 runs = frame[(frame.problem == "andrews_squeezer") & (frame.status == "ok")]
 steppers = ["dopri5", "fehlberg78"]
 

@@ -1,0 +1,80 @@
+"""The claims of docs/integrators.md (and the README's lines on the DAE integrators), merged into
+cmbench.docs.numbers: the runs that measure them and the record paths of the quoted values.
+Timings are not claims (the text keeps their commands)."""
+
+
+class _Run:
+    """Arguments of `cmbench run`; built into numbers.Run by numbers.py (no import cycle)."""
+
+    def __init__(self, args, slow=False, cost=0.1):
+        self.args, self.slow, self.cost = args, slow, cost
+
+
+ANDREWS = "--problem andrews_squeezer "
+A02_N40 = "--problem n_four_bar --param N=40 "
+PENDULUM_10 = "--problem simple_pendulum --t-end 10 "
+
+RUNS = {
+    "int_andrews_ida_7": _Run(ANDREWS + "--integrator ida --tol 1e-7"),
+    "int_andrews_ida_8": _Run(ANDREWS + "--integrator ida --tol 1e-8"),
+    "int_andrews_ida_10": _Run(ANDREWS + "--integrator ida --tol 1e-10"),
+    "int_andrews_ga_2e-6": _Run(ANDREWS + "--integrator generalized_alpha --dt 2e-6", cost=0.1),
+    "int_andrews_ga_2.5e-7": _Run(ANDREWS + "--integrator generalized_alpha --dt 2.5e-7", cost=0.5),
+    "int_andrews_ali3p_2e-6": _Run(ANDREWS + "--integrator ali3p --dt 2e-6", cost=0.1),
+    "int_andrews_ali3p_1e-6": _Run(ANDREWS + "--integrator ali3p --dt 1e-6", cost=0.2),
+    "int_andrews_ali3p_2.5e-7": _Run(ANDREWS + "--integrator ali3p --dt 2.5e-7", cost=0.5),
+    "int_andrews_f78_7": _Run(ANDREWS + "--method index1 --stepper fehlberg78 --tol 1e-7"),
+    "int_andrews_f78_9": _Run(ANDREWS + "--method index1 --stepper fehlberg78 --tol 1e-9"),
+    "int_pendulum_ida_12": _Run(PENDULUM_10 + "--integrator ida --tol 1e-12"),
+    "int_pendulum_ga_4": _Run(PENDULUM_10 + "--integrator generalized_alpha --dt 1e-4"),
+    "int_pendulum_ali3p_4": _Run(PENDULUM_10 + "--integrator ali3p --dt 1e-4"),
+    "int_a02_ida_8": _Run(A02_N40 + "--integrator ida --tol 1e-8", cost=6),
+    "int_a02_ali3p_3": _Run(A02_N40 + "--integrator ali3p --dt 1e-3", cost=6),
+    "int_a02_ga_3": _Run(A02_N40 + "--integrator generalized_alpha --dt 1e-3", slow=True, cost=160),
+    "int_a02_ga_5e-4": _Run(A02_N40 + "--integrator generalized_alpha --dt 5e-4", slow=True, cost=400),
+    "int_a02_ali3p_a6_3": _Run(A02_N40 + "--integrator ali3p --param alpha_rel=1e6 --dt 1e-3",
+                               slow=True, cost=60),
+    "int_a02_ali3p_a6_5e-4": _Run(A02_N40 + "--integrator ali3p --param alpha_rel=1e6 --dt 5e-4",
+                                  slow=True, cost=160),
+}
+
+SCD = "metrics.error.scd"
+ERR = "metrics.error.max_abs"
+
+CLAIMS = [
+    ("int_andrews_ida_7_scd", "int_andrews_ida_7", SCD, "f2"),
+    ("int_andrews_ida_8_scd", "int_andrews_ida_8", SCD, "f2"),
+    ("int_andrews_ida_10_scd", "int_andrews_ida_10", SCD, "f2"),
+    ("int_andrews_ida_8_steps", "int_andrews_ida_8", "work.steps_accepted", "int"),
+    ("int_andrews_ida_10_steps", "int_andrews_ida_10", "work.steps_accepted", "int"),
+    ("int_andrews_ida_8_rhs", "int_andrews_ida_8", "work.rhs_calls", "int"),
+    ("int_andrews_ida_10_rhs", "int_andrews_ida_10", "work.rhs_calls", "int"),
+    ("int_andrews_ida_10_jac", "int_andrews_ida_10", "work.jacobian_evaluations", "int"),
+    ("int_andrews_ga_2e-6_scd", "int_andrews_ga_2e-6", SCD, "f2"),
+    ("int_andrews_ga_2e-6_rhs", "int_andrews_ga_2e-6", "work.rhs_calls", "int"),
+    ("int_andrews_ga_2.5e-7_scd", "int_andrews_ga_2.5e-7", SCD, "f2"),
+    ("int_andrews_ga_2.5e-7_rhs", "int_andrews_ga_2.5e-7", "work.rhs_calls", "int"),
+    ("int_andrews_ali3p_2e-6_scd", "int_andrews_ali3p_2e-6", SCD, "f2"),
+    ("int_andrews_ali3p_2e-6_rhs", "int_andrews_ali3p_2e-6", "work.rhs_calls", "int"),
+    ("int_andrews_ali3p_1e-6_scd", "int_andrews_ali3p_1e-6", SCD, "f2"),
+    ("int_andrews_ali3p_2.5e-7_scd", "int_andrews_ali3p_2.5e-7", SCD, "f2"),
+    ("int_andrews_f78_7_scd", "int_andrews_f78_7", SCD, "f2"),
+    ("int_andrews_f78_7_rhs", "int_andrews_f78_7", "work.rhs_calls", "int"),
+    ("int_andrews_f78_9_scd", "int_andrews_f78_9", SCD, "f2"),
+    ("int_andrews_f78_9_rhs", "int_andrews_f78_9", "work.rhs_calls", "int"),
+    ("int_pendulum_ida_12_max", "int_pendulum_ida_12", ERR, "e2"),
+    ("int_pendulum_ga_4_max", "int_pendulum_ga_4", ERR, "e2"),
+    ("int_pendulum_ali3p_4_max", "int_pendulum_ali3p_4", ERR, "e2"),
+    ("int_a02_ida_8_status", "int_a02_ida_8", "status", "word"),
+    ("int_a02_ida_8_t", "int_a02_ida_8", "t_reached", "g3"),
+    ("int_a02_ali3p_3_status", "int_a02_ali3p_3", "status", "word"),
+    ("int_a02_ali3p_3_t", "int_a02_ali3p_3", "t_reached", "g3"),
+    ("int_a02_ga_3_status", "int_a02_ga_3", "status", "word"),
+    ("int_a02_ga_3_max", "int_a02_ga_3", ERR, "e2"),
+    ("int_a02_ga_5e-4_status", "int_a02_ga_5e-4", "status", "word"),
+    ("int_a02_ga_5e-4_max", "int_a02_ga_5e-4", ERR, "e2"),
+    ("int_a02_ali3p_a6_3_status", "int_a02_ali3p_a6_3", "status", "word"),
+    ("int_a02_ali3p_a6_3_max", "int_a02_ali3p_a6_3", ERR, "e2"),
+    ("int_a02_ali3p_a6_5e-4_status", "int_a02_ali3p_a6_5e-4", "status", "word"),
+    ("int_a02_ali3p_a6_5e-4_max", "int_a02_ali3p_a6_5e-4", ERR, "e2"),
+]
