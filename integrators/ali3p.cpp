@@ -46,7 +46,7 @@
 // alpha_rel, scd 6.4, 7.2, 7.1, 6.8, 6.4 at h = 2, 1, 0.5, 0.25, 0.125 µs (and lower with a
 // larger alpha_rel: 5.2 at 1e5, h = 0.25 µs), where generalized_alpha, whose scaled iteration
 // keeps Φ out of the forces, reaches 8.0 at 0.25 µs. On IFToMM A02 (n_four_bar) the default
-// alpha_rel ends newton_failed at the first singular position (t ≈ 0.62 s, h = 1 ms): the
+// alpha_rel ends newton_failed at the first singular position (t ≈ 0.66 s, h = 1 ms): the
 // augmented-Lagrangian update contracts by 1/(1 + alpha_rel·σ) and σ vanishes there; alpha_rel
 // = 1e5 or 1e6 carries N = 40 through all 20 s on the branch (max error 2.4e-3 and 2.6e-3 at
 // h = 1 ms; 1.2e-3 at 0.5 ms with 1e6).

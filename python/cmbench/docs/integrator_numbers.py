@@ -45,6 +45,8 @@ CLAIMS = [
     ("int_andrews_ida_7_scd", "int_andrews_ida_7", SCD, "f2"),
     ("int_andrews_ida_8_scd", "int_andrews_ida_8", SCD, "f2"),
     ("int_andrews_ida_10_scd", "int_andrews_ida_10", SCD, "f2"),
+    ("int_andrews_ida_7_steps", "int_andrews_ida_7", "work.steps_accepted", "int"),
+    ("int_andrews_ida_7_rhs", "int_andrews_ida_7", "work.rhs_calls", "int"),
     ("int_andrews_ida_8_steps", "int_andrews_ida_8", "work.steps_accepted", "int"),
     ("int_andrews_ida_10_steps", "int_andrews_ida_10", "work.steps_accepted", "int"),
     ("int_andrews_ida_8_rhs", "int_andrews_ida_8", "work.rhs_calls", "int"),
