@@ -17,7 +17,10 @@ cmake --build "$work/example" -j2
 (cd "$work/example" && ctest -j2 --output-on-failure | tail -n 3)
 bench="$work/example/mybench"
 "$bench" --version
-"$bench" list methods | grep -q '^  example_kkt_lu ' || { echo "example method not listed"; exit 1; }
+# Read the whole listing first: grep -q stops at the first match, and with pipefail the writer's
+# SIGPIPE would fail the pipeline whenever the listing is longer than one pipe write.
+methods="$("$bench" list methods)"
+grep -q '^  example_kkt_lu ' <<<"$methods" || { echo "example method not listed"; exit 1; }
 "$bench" run --problem simple_pendulum --method example_kkt_lu --stepper dopri5 --tol 1e-8
 "$bench" run --problem crank_rocker --method example_kkt_lu --stepper dopri5 --tol 1e-8
 "$bench" run --problem example_incline --method index1 --stepper rk4 --dt 0.01
