@@ -257,7 +257,7 @@ CLAIMS = [
 ]
 
 # The DAE integrators' claims (docs/integrators.md) live in their own module.
-RUNS.update({key: Run(run.args, run.slow, run.cost) for key, run in integrator_numbers.RUNS.items()})
+RUNS.update({key: Run(**run) for key, run in integrator_numbers.RUNS.items()})
 CLAIMS += integrator_numbers.CLAIMS
 
 
