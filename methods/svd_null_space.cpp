@@ -1,5 +1,5 @@
-// svd_null_space — accelerations from an orthonormal null-space basis of J, recomputed by SVD at
-// every RHS call.
+// svd_null_space — accelerations from an orthonormal null-space basis of J, recomputed at every
+// RHS call from the singular value decomposition of J.
 //
 // Equations: J = UΣVᵀ; numerical rank r = #{σ_i > rank_tol·σ₁}; N = V[:, r:] spans null(J).
 // Particular solution a_p = J⁺γ = V_r Σ_r⁻¹ U_rᵀ γ; reduced solve (NᵀMN) y = Nᵀ(Q − M a_p);
@@ -10,21 +10,29 @@
 // integrated y — non-physical states). This implementation
 // integrates the full x = [q; v], never the null-space coordinates, because N is not smooth in time
 // (sign and rotation freedom of singular vectors).
+// The decomposition (core/pseudo_inverse.hpp): pivoted QR Jᵀ P = Q R, then — only where a
+// certified bound cannot show σ_m > √rank_tol·σ₁ — the SVD of the m × m factor P Rᵀ; J's singular
+// vectors are Q times the factor's. Where full rank is certified, J⁺ = Q₁ R⁻ᵀ Pᵀ and N = Q₂ (the
+// last n − m columns of Q): another orthonormal basis of the same null(J), hence the same q̈.
+// The rank decision is the SVD's in both cases. Cost O(n m² + m³) for the factors plus
+// O(n² k + k³) for the reduced solve, k = n − r (work.method.svd_calls counts the SVD calls).
 // Rank hold (AccelerationMethod::hold_rank): at most the rank found at the last accepted state,
 // rising again only where the extra singular values clear √rank_tol·σ₁; otherwise drift, stages
 // or rosenbrock4's difference Jacobian off a rank-deficient manifold (Bricard) would switch on a
 // spurious row with gain 1/σ_min.
 // Parameters: rank_tol (1e-10) — relative singular-value threshold; Baumgarte terms (alpha, beta or
 // omega0, zeta) off by default: without them it drifts like index1.
-// Diagnostics (work.method): min_rank, min_kept_singular_value, rank_drops (calls with r < m).
+// Diagnostics (work.method): min_rank, rank_drops (calls with r < m), svd_calls,
+// min_kept_singular_value (over the SVD calls), min_singular_value_bound (over the QR calls: a
+// lower bound 1/‖R⁻¹‖_F on σ_m).
 // State: x = [q; v].
 // Fails when: M is not positive definite on null(J) (status singular); more rows than
-// coordinates (unsupported); cost O(n³) per call (two-sided Jacobi SVD, core/padded_svd.hpp).
+// coordinates (unsupported); dense matrices, so beyond kMaxDenseCoordinates (unsupported).
 #include <cmath>
 #include <sstream>
 
 #include "core/errors.hpp"
-#include "core/padded_svd.hpp"
+#include "core/pseudo_inverse.hpp"
 #include "core/registry.hpp"
 #include "methods/base/acceleration_method.hpp"
 
@@ -53,7 +61,8 @@ class SvdNullSpace : public AccelerationMethod {
           << " > n = " << n_ << "); use udwadia_kalaba or augmented_lagrangian";
       throw NumericalFailure(RunStatus::unsupported, msg.str());
     }
-    svd_.bind(m_, n_);
+    pinv_.bind(m_, n_);
+    N_.setIdentity(n_, n_);  // the null space when m = 0
     a_p_.setZero(n_);
     work_n_.setZero(n_);
     MN_.setZero(n_, n_);
@@ -63,14 +72,12 @@ class SvdNullSpace : public AccelerationMethod {
 
   void solve_accelerations(double t) override {
     stats().add("factorizations", 2);
+    const bool diagonal = mass_is_diagonal();
     int r = 0;
     if (m_ > 0) {
-      svd_.compute(J_, rank_tol_);
-      found_rank(svd_.rank(), svd_.rank_above(std::sqrt(rank_tol_)));
-      svd_.limit_rank(rank_cap());
-      r = svd_.rank();
-      if (r > 0) stats().note_min("min_kept_singular_value", svd_.singular_values()(r - 1));
-      svd_.solve(gamma_, a_p_);
+      factor_pseudo_inverse(pinv_, J_, rank_tol_);
+      r = pinv_.rank();
+      pinv_.solve(gamma_, a_p_);
     } else {
       a_p_.setZero();
     }
@@ -80,10 +87,16 @@ class SvdNullSpace : public AccelerationMethod {
     const int k = n_ - r;
     qdd_ = a_p_;
     if (k > 0) {
-      const auto N = svd_.null_space();
-      MN_.leftCols(k).noalias() = M_.lazyProduct(N);
+      if (m_ > 0) pinv_.null_space(N_);
+      const auto N = N_.leftCols(k);
+      if (diagonal) {
+        MN_.leftCols(k).noalias() = M_.diagonal().asDiagonal() * N;
+        work_n_ = Q_ - M_.diagonal().cwiseProduct(a_p_);
+      } else {
+        MN_.leftCols(k).noalias() = M_.lazyProduct(N);
+        work_n_.noalias() = Q_ - M_.lazyProduct(a_p_);
+      }
       A_.topLeftCorner(k, k).noalias() = N.transpose().lazyProduct(MN_.leftCols(k));
-      work_n_.noalias() = Q_ - M_.lazyProduct(a_p_);
       b_.head(k).noalias() = N.transpose().lazyProduct(work_n_);
       llt_.compute(A_.topLeftCorner(k, k));
       if (llt_.info() != Eigen::Success)
@@ -92,17 +105,20 @@ class SvdNullSpace : public AccelerationMethod {
       qdd_.noalias() += N.lazyProduct(b_.head(k));
     }
     if (m_ > 0) {
-      work_n_.noalias() = Q_ - M_.lazyProduct(qdd_);
-      svd_.solve_transposed(work_n_, lambda_);  // Jᵀλ = Q − M q̈, least squares
+      if (diagonal)
+        work_n_ = Q_ - M_.diagonal().cwiseProduct(qdd_);
+      else
+        work_n_.noalias() = Q_ - M_.lazyProduct(qdd_);
+      pinv_.solve_transposed(work_n_, lambda_);  // Jᵀλ = Q − M q̈, least squares
     }
   }
 
   double rank_tol_;
   bool unique_ = true;
-  PaddedSvd svd_;
+  PseudoInverse pinv_;
   Eigen::LLT<Mat> llt_;
   Vec a_p_, work_n_, b_;
-  Mat MN_, A_;
+  Mat N_, MN_, A_;
 };
 
 }  // namespace

@@ -4,17 +4,26 @@
 // Equations ([Thesis-UK-en], its equation for the forward dynamics with constraint forces):
 //   q̈ = a_f + M^{-1/2} (J M^{-1/2})⁺ (γ − J a_f),   a_f = M⁻¹Q,
 // with M^{±1/2} = W Λ^{±1/2} Wᵀ from the eigendecomposition of M and ⁺ the Moore–Penrose
-// inverse (variant `eig`, exactly the form of [Thesis-UK-en]). Variant `cholesky`: M = LLᵀ and
+// inverse (variant `eig`, exactly the form of [Thesis-UK-en]). Variant `cholesky` (the default):
+// M = LLᵀ and
 //   q̈ = a_f + L⁻ᵀ (J L⁻ᵀ)⁺ (γ − J a_f),
-// the same minimizer at lower cost. With B = J M^{-1/2} (or J L⁻ᵀ) and r = γ − J a_f the
-// reactions are λ = −(BBᵀ)⁺ r (minimum norm; flagged non-unique when B loses rank).
+// the same minimizer (any B = J S with SSᵀ = M⁻¹ gives it) at lower cost. With B = J M^{-1/2} (or
+// J L⁻ᵀ) and r = γ − J a_f the reactions are λ = −(BBᵀ)⁺ r (minimum norm; flagged non-unique
+// when B loses rank).
 // Sources (keys in docs/sources.md): [Thesis-UK-en] (a thesis chapter on the Udwadia–Kalaba
 // approach); [UdwadiaKalaba1992]; [Gauss1829].
+// Pseudo-inverse (core/pseudo_inverse.hpp): pivoted QR of Bᵀ, O(n m² + m³); where a certified
+// bound shows full rank the QR factors give B⁺ directly, otherwise the SVD of the m × m factor
+// decides the rank at pinv_tol exactly as a full SVD of B would (work.method.svd_calls counts
+// those calls).
 // Rank hold (AccelerationMethod::hold_rank), as in svd_null_space, with pinv_tol.
-// Parameters: variant (eig | cholesky, default eig), pinv_tol (1e-10) — singular values of B
-// below pinv_tol·σ_max are treated as zero: it decides the behaviour at singular configurations
-// and with redundant rows. Baumgarte terms (alpha, beta or omega0, zeta) off by default: as the
-// exact solution of Gauss's principle it drifts like index1 without them.
+// Parameters: variant (cholesky | eig, default cholesky), pinv_tol (1e-10) — singular values of
+// B below pinv_tol·σ_max are treated as zero: it decides the behaviour at singular
+// configurations and with redundant rows. Baumgarte terms (alpha, beta or omega0, zeta) off by
+// default: as the exact solution of Gauss's principle it drifts like index1 without them.
+// Cost per call: cholesky O(n³/3 + n² m + n m² + m³) on dense M (no larger than index1's dense
+// KKT solve); eig adds a Jacobi eigendecomposition of M, O(n³) with a large constant (≈ 10×
+// cholesky on the catalog's small problems, bench/bench_rhs.cpp).
 // State: x = [q; v]. Handles redundant and nonholonomic rows.
 // Fails when: M is not positive definite (singular); [Thesis-UK-en] names its drawbacks:
 // instability near singular configurations (pinv_tol), costly matrix roots (variant eig), no
@@ -23,7 +32,7 @@
 
 #include "core/errors.hpp"
 #include "core/lower_solve.hpp"
-#include "core/padded_svd.hpp"
+#include "core/pseudo_inverse.hpp"
 #include "core/registry.hpp"
 #include "methods/base/acceleration_method.hpp"
 
@@ -52,12 +61,13 @@ class UdwadiaKalaba : public AccelerationMethod {
     M_inv_sqrt_.setZero(n_, n_);
     W_scaled_.setZero(n_, n_);
     w_.setZero(n_);
+    d_sqrt_.setZero(n_);
     B_.setZero(m_, n_);
     Bt_.setZero(n_, m_);
     a_f_.setZero(n_);
     z_.setZero(n_);
     r_.setZero(m_);
-    svd_.bind(m_, n_);
+    pinv_.bind(m_, n_);
   }
 
   // a_f = M⁻¹Q and B = J M^{-1/2} through the eigendecomposition M = WΛWᵀ. For a symmetric
@@ -90,29 +100,46 @@ class UdwadiaKalaba : public AccelerationMethod {
     B_ = Bt_.transpose();
   }
 
+  // A diagonal M = D: M^{-1/2} = L⁻ᵀ = D^{-1/2}, so both variants reduce to scaling columns.
+  void factor_diagonal(double t) {
+    d_sqrt_ = M_.diagonal();
+    if ((d_sqrt_.array() <= 0.0).any()) fail_not_positive_definite("mass matrix", t);
+    d_sqrt_ = d_sqrt_.cwiseSqrt();
+    a_f_ = Q_.cwiseQuotient(M_.diagonal());
+    B_.noalias() = J_ * d_sqrt_.cwiseInverse().asDiagonal();
+  }
+
+  // w = M^{-1/2} z (eig) or L⁻ᵀ z (cholesky).
+  void scale_back(bool diagonal) {
+    if (diagonal)
+      w_ = z_.cwiseQuotient(d_sqrt_);
+    else if (use_eig_)
+      w_.noalias() = M_inv_sqrt_.lazyProduct(z_);
+    else {
+      w_ = z_;
+      llt_.matrixU().solveInPlace(w_);
+    }
+  }
+
   void solve_accelerations(double t) override {
     stats().add("factorizations", 2);
-    if (use_eig_)
+    const bool diagonal = mass_is_diagonal();
+    if (diagonal)
+      factor_diagonal(t);
+    else if (use_eig_)
       factor_eig(t);
     else
       factor_cholesky(t);
     qdd_ = a_f_;
     if (m_ == 0) return;
     r_.noalias() = gamma_ - J_.lazyProduct(a_f_);
-    svd_.compute(B_, pinv_tol_);
-    found_rank(svd_.rank(), svd_.rank_above(std::sqrt(pinv_tol_)));
-    svd_.limit_rank(rank_cap());
-    unique_ = svd_.rank() == m_;
+    factor_pseudo_inverse(pinv_, B_, pinv_tol_);
+    unique_ = pinv_.rank() == m_;
     if (!unique_) stats().add("rank_drops");
-    svd_.solve(r_, z_);  // z = B⁺ r
-    if (use_eig_) {
-      w_.noalias() = M_inv_sqrt_.lazyProduct(z_);
-    } else {
-      w_ = z_;
-      llt_.matrixU().solveInPlace(w_);  // L⁻ᵀ z
-    }
+    pinv_.solve(r_, z_);  // z = B⁺ r
+    scale_back(diagonal);
     qdd_ += w_;
-    svd_.solve_transposed(z_, lambda_);  // (Bᵀ)⁺ B⁺ r
+    pinv_.solve_transposed(z_, lambda_);  // (Bᵀ)⁺ B⁺ r
     lambda_ = -lambda_;
   }
 
@@ -121,9 +148,9 @@ class UdwadiaKalaba : public AccelerationMethod {
   bool unique_ = true;
   Eigen::JacobiSVD<Mat, Eigen::NoQRPreconditioner> eig_;
   Eigen::LLT<Mat> llt_;
-  PaddedSvd svd_;
+  PseudoInverse pinv_;
   Mat M_inv_sqrt_, W_scaled_, B_, Bt_;
-  Vec a_f_, z_, w_, r_;
+  Vec a_f_, z_, w_, r_, d_sqrt_;
 };
 
 }  // namespace
@@ -138,8 +165,8 @@ CMB_DEFINE_METHOD(udwadia_kalaba) {
   entry.capabilities.nonholonomic = true;
   entry.params = cmb::baumgarte_param_specs(nullptr);
   const cmb::ParamSpec variant =
-      cmb::choice_param("variant", {"eig", "cholesky"},
-                        "M^(±1/2) by eigendecomposition [Thesis-UK-en] or the Cholesky factor");
+      cmb::choice_param("variant", {"cholesky", "eig"},
+                        "M^(±1/2) by the Cholesky factor or by eigendecomposition [Thesis-UK-en]");
   cmb::ParamSpec tol =
       cmb::positive_number("pinv_tol", 1e-10, "Moore-Penrose threshold relative to σ_max of B");
   tol.max = 1.0;

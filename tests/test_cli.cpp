@@ -210,16 +210,16 @@ TEST(Cli, AStepThatDoesNotAdvanceTimeEndsTheRunAtOnce) {
   EXPECT_NE(r.output.find("1 steps accepted"), std::string::npos) << r.output;
 }
 
-// One step of a dense method at N = 500 (n = 1000) takes seconds, longer than the limit: the
-// watchdog stops the run at limit + margin (1 s + 2.05 s), writes its record with status
-// time_limit, exit 1.
+// One step of gauss_qp (a dense active-set QP per call) at N = 500 (n = 1000) takes seconds,
+// longer than the limit: the watchdog stops the run at limit + margin (1 s + 2.05 s), writes its
+// record with status time_limit, exit 1.
 TEST(Cli, TheWatchdogStopsARunStuckInsideAStep) {
   const std::filesystem::path dir = temp_path("watchdog");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const auto start = std::chrono::steady_clock::now();
   const CliResult r =
-      cli("run --problem n_pendulum --param N=500 --method svd_null_space "
+      cli("run --problem n_pendulum --param N=500 --method gauss_qp "
           "--stepper rk4 --dt 0.001 --time-limit 1 --out " +
           (dir / "record.json").string());
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
@@ -229,7 +229,7 @@ TEST(Cli, TheWatchdogStopsARunStuckInsideAStep) {
   std::ifstream in(dir / "record.json");
   const auto record = nlohmann::json::parse(in);
   EXPECT_EQ(record["status"], "time_limit");
-  EXPECT_EQ(record["key"], "n_pendulum[N=500]/svd_null_space/rk4/dt=0.001");
+  EXPECT_EQ(record["key"], "n_pendulum[N=500]/gauss_qp/rk4/dt=0.001");
   std::filesystem::remove_all(dir);
 }
 

@@ -1,6 +1,7 @@
 #include "methods/base/acceleration_method.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/errors.hpp"
 
@@ -119,6 +120,26 @@ void AccelerationMethod::hold_rank(double t, CVecRef x) {
   probing_ = false;
   rank_cap_ = probed_rank_ <= rank_cap_ ? probed_rank_ : std::max(rank_cap_, probed_confident_);
   lowest_rank_seen_ = rank_cap_;
+}
+
+void AccelerationMethod::factor_pseudo_inverse(PseudoInverse& pinv, CMatRef A, double rel_tol) {
+  pinv.compute(A, rel_tol, std::sqrt(rel_tol), rank_cap());
+  found_rank(pinv.rank(), pinv.confident_rank());
+  if (pinv.used_svd()) {
+    stats().add("svd_calls");
+    if (pinv.rank() > 0)
+      stats().note_min("min_kept_singular_value", pinv.smallest_kept_singular_value_bound());
+  } else {
+    stats().add("svd_calls", 0);
+    stats().note_min("min_singular_value_bound", pinv.smallest_kept_singular_value_bound());
+  }
+}
+
+bool AccelerationMethod::mass_is_diagonal() const {
+  for (int j = 0; j < n_; ++j)
+    for (int i = 0; i < n_; ++i)
+      if (i != j && M_(i, j) != 0.0) return false;
+  return true;
 }
 
 void AccelerationMethod::unpack(double, CVecRef x, VecRef q, VecRef v) {

@@ -7,6 +7,7 @@
 
 #include "core/method.hpp"
 #include "core/params.hpp"
+#include "core/pseudo_inverse.hpp"
 #include "core/sparse_kkt.hpp"
 
 namespace cmb {
@@ -75,6 +76,13 @@ class AccelerationMethod : public Method {
   void found_rank(int rank, int confident_rank);
   int rank_cap() const { return probing_ ? m_ : rank_cap_; }
   void hold_rank(double t, CVecRef x);
+  // pinv.compute(A) with thresholds rel_tol and √rel_tol under the held rank cap; reports the
+  // ranks (found_rank) and the diagnostics svd_calls (calls off the certified full-rank path),
+  // min_kept_singular_value (SVD path) and min_singular_value_bound (QR path, a lower bound).
+  void factor_pseudo_inverse(PseudoInverse& pinv, CMatRef A, double rel_tol);
+  // M_ has no nonzero off the diagonal (point masses and planar bodies in absolute coordinates):
+  // its square root, inverse and Cholesky factor are then diagonal, O(n) instead of O(n³).
+  bool mass_is_diagonal() const;
   // Sizes the solver's own workspace; M_, J_ etc. are already sized.
   virtual void bind_solver() {}
   // From M_, Q_, J_ and gamma_ (stabilized), fill qdd_ and lambda_. t is for messages.
