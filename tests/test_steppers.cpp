@@ -3,8 +3,10 @@
 // scheme with a fixed order (the adaptive ones through their constant-step mode) shows it too.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 
+#include "harness/prince_dormand87.hpp"
 #include "harness/steppers.hpp"
 #include "test_support.hpp"
 
@@ -65,7 +67,7 @@ TEST(FixedStepOrder, MatchesNominalOrderWithin0_3) {
 // steps, grown by at most e^{Lt} with L ≈ ω = √g ≈ 3.1 over t = 1 s, bounds the global error.
 TEST(AdaptiveSteppers, MeetTheirTolerance) {
   for (const std::string stepper :
-       {"cash_karp54", "dopri5", "fehlberg78", "bulirsch_stoer", "rosenbrock4"}) {
+       {"cash_karp54", "dopri5", "dopri87", "fehlberg78", "bulirsch_stoer", "rosenbrock4"}) {
     for (double tol : {1e-6, 1e-9}) {
       RunConfig c;
       c.problem = "simple_pendulum";
@@ -96,6 +98,56 @@ TEST(AdaptiveSteppers, CountRejectionsAndRhsCalls) {
   const long attempts = w["steps_accepted"].get<long>() + w["steps_rejected"].get<long>();
   EXPECT_GE(w["rhs_calls"].get<long>(), 6 * attempts);
   EXPECT_LE(w["rhs_calls"].get<long>(), 7 * attempts + 1);
+}
+
+// The RK8(7)13M tableau as compiled (harness/prince_dormand87.hpp): every row of a sums to its
+// node, and both weight sets integrate c^(k−1) exactly, k = 1 … 8 for b and 1 … 7 for b̂ (the
+// published rationals satisfy them to 1e-17; 1e-14 allows double rounding of terms up to ~20). A
+// mistyped coefficient breaks one of these by far more. The tree conditions beyond quadrature
+// were checked in exact arithmetic when the table was written; the order test below measures them.
+TEST(Dopri87, TableauRowSumsAndQuadratureConditions) {
+  namespace pd = detail::prince_dormand87;
+  const auto sum = [](const auto& row) {
+    double total = 0.0;
+    for (double a : row) total += a;
+    return total;
+  };
+  const std::array<double, 13> row_sums = {
+      0.0,           sum(pd::kA2),  sum(pd::kA3), sum(pd::kA4), sum(pd::kA5),
+      sum(pd::kA6),  sum(pd::kA7),  sum(pd::kA8), sum(pd::kA9), sum(pd::kA10),
+      sum(pd::kA11), sum(pd::kA12), sum(pd::kA13)};
+  for (std::size_t i = 0; i < row_sums.size(); ++i)
+    EXPECT_NEAR(row_sums[i], pd::kC[i], 1e-14) << "stage " << i + 1;
+  for (int k = 1; k <= 8; ++k) {
+    double b = 0.0, b_hat = 0.0;
+    for (std::size_t i = 0; i < pd::kC.size(); ++i) {
+      b += pd::kB[i] * std::pow(pd::kC[i], k - 1);
+      b_hat += pd::kBHat[i] * std::pow(pd::kC[i], k - 1);
+    }
+    EXPECT_NEAR(b, 1.0 / k, 1e-14) << "b, k = " << k;
+    if (k <= 7) {
+      EXPECT_NEAR(b_hat, 1.0 / k, 1e-14) << "b_hat, k = " << k;
+    }
+  }
+  // b̂ is 7th order only: its 8th quadrature condition misses by 1.1e-4.
+  double b_hat8 = 0.0;
+  for (std::size_t i = 0; i < pd::kC.size(); ++i) b_hat8 += pd::kBHat[i] * std::pow(pd::kC[i], 7);
+  EXPECT_GT(std::abs(b_hat8 - 1.0 / 8.0), 1e-5);
+}
+
+// dopri87 is not FSAL: 13 RHS calls per attempted step (the derivative at the step's start and
+// 12 further stages), whether the step is accepted or rejected.
+TEST(Dopri87, ThirteenRhsCallsPerAttemptedStep) {
+  RunConfig c;
+  c.problem = "simple_pendulum";
+  c.method = "index1";
+  c.stepper = "dopri87";
+  c.abs_tol = c.rel_tol = 1e-8;
+  const auto r = quick_run(c);
+  const auto& w = r["work"];
+  EXPECT_GT(w["steps_rejected"].get<long>(), 0);
+  EXPECT_EQ(w["rhs_calls"].get<long>(),
+            13 * (w["steps_accepted"].get<long>() + w["steps_rejected"].get<long>()));
 }
 
 // car_axis (rheonomic: the RHS depends on t explicitly) at constant steps dt, also for the
@@ -147,6 +199,19 @@ TEST(RheonomicOrder, EveryFixedOrderSchemeKeepsItsOrder) {
   for (const auto& [stepper, dts] : cases)
     EXPECT_NEAR(rheonomic_order(stepper, dts), find_stepper(stepper).order, 0.3) << stepper;
   EXPECT_GE(rheonomic_order("fehlberg78", {0.01, 0.008, 0.006, 0.005}), 6.5);
+}
+
+// dopri87 (RK8(7)13M) at dt = 0.02 … 0.008: errors 3.3e-8 … 1.0e-11, over 30× the reference's
+// 3e-13 (at dt = 0.006 it is already 6.5e-13). The slope there is 8.85, not 8: the global error's
+// h⁸ term comes from the order-9 conditions, which Prince and Dormand's 8th-order weights miss by
+// at most 8e-6, so the h⁹ term still dominates at these steps. On simple_pendulum (exact
+// solution, errors down to 1e-11) the local slopes fall 9.2 → 8.7 as dt shrinks 0.1 → 0.025,
+// toward 8. Hence nominal − 0.3 below and nominal + 1.3 above; a mistyped coefficient breaks a
+// lower-order condition, whose term then dominates these small errors and lowers the slope.
+TEST(RheonomicOrder, Dopri87IsEighthOrder) {
+  const double p = rheonomic_order("dopri87", {0.02, 0.015, 0.0125, 0.01, 0.008});
+  EXPECT_GE(p, 7.7);
+  EXPECT_LE(p, 9.3);
 }
 
 // bulirsch_stoer has no fixed order: its error must fall with the tolerance on car_axis too.

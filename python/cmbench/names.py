@@ -62,6 +62,7 @@ STEPPERS = {
     "adams_bashforth_moulton": "Adams–Bashforth–Moulton 4",
     "cash_karp54": "Cash–Karp 5(4)",
     "dopri5": "Dormand–Prince 5(4)",
+    "dopri87": "Prince–Dormand 8(7)",
     "fehlberg78": "Fehlberg 7(8)",
     "bulirsch_stoer": "Bulirsch–Stoer",
     "rosenbrock4": "Rosenbrock 4",
