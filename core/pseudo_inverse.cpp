@@ -1,8 +1,22 @@
 #include "core/pseudo_inverse.hpp"
 
 #include <cmath>
+#include <limits>
 
 namespace cmb {
+namespace {
+
+// x ← (I − τ v vᵀ) x over `len` entries, v = [1, essential…]: plain loops, as the catalog's
+// matrices are small enough that Eigen's dynamic-size expression set-up would dominate.
+inline void reflect_raw(const double* v, double tau, int len, double* x) {
+  double w = x[0];
+  for (int i = 1; i < len; ++i) w += v[i] * x[i];
+  w *= tau;
+  x[0] -= w;
+  for (int i = 1; i < len; ++i) x[i] -= w * v[i];
+}
+
+}  // namespace
 
 void PseudoInverse::bind(int rows, int cols) {
   rows_ = rows;
@@ -15,10 +29,9 @@ void PseudoInverse::bind(int rows, int cols) {
   tau_.setZero(rows);
   svd_ = Svd(rows, rows, Eigen::ComputeFullU | Eigen::ComputeFullV);
   At_.setZero(cols, rows);
-  R_.setZero(rows, rows);
   R_inv_.setZero(rows, rows);
   Rt_.setZero(rows, rows);
-  work_n_.setZero(cols);  // also the workspace of a reflector applied to ≤ cols columns
+  work_n_.setZero(cols);
   work_m_.setZero(rows);
 }
 
@@ -38,14 +51,17 @@ void PseudoInverse::compute(CMatRef A, double rel_tol, double confident_tol, int
   }
   At_ = A.transpose();
   householder_qr();
-  R_ = At_.topRows(rows_).triangularView<Eigen::Upper>();
-  if (max_rank >= rows_ && R_.diagonal().cwiseAbs().minCoeff() > 0.0) {
-    invert_r();
-    const double inv_norm = R_inv_.norm();
-    const double ratio_bound = 1.0 / (R_.norm() * inv_norm);  // ≤ σ_m / σ₁
+  if (max_rank >= rows_ && invert_r()) {
+    double r_norm_sq = 0.0, inv_norm_sq = 0.0;
+    for (int j = 0; j < rows_; ++j)
+      for (int i = 0; i <= j; ++i) {
+        r_norm_sq += At_(i, j) * At_(i, j);
+        inv_norm_sq += R_inv_(i, j) * R_inv_(i, j);
+      }
+    const double ratio_bound = 1.0 / std::sqrt(r_norm_sq * inv_norm_sq);  // ≤ σ_m / σ₁
     if (std::isfinite(ratio_bound) && ratio_bound > confident_tol) {
       rank_ = confident_rank_ = rows_;
-      smallest_bound_ = 1.0 / inv_norm;  // σ_m = 1/‖R⁻¹‖₂ ≥ 1/‖R⁻¹‖_F
+      smallest_bound_ = 1.0 / std::sqrt(inv_norm_sq);  // σ_m = 1/‖R⁻¹‖₂ ≥ 1/‖R⁻¹‖_F
       return;
     }
   }
@@ -57,30 +73,48 @@ void PseudoInverse::compute(CMatRef A, double rel_tol, double confident_tol, int
 // decision needs no pivoting (the certificate bounds κ(R) = κ(A) for any R).
 void PseudoInverse::householder_qr() {
   for (int k = 0; k < rows_; ++k) {
-    double beta = 0.0;
-    At_.col(k).tail(cols_ - k).makeHouseholderInPlace(tau_(k), beta);
-    for (int j = k + 1; j < rows_; ++j) reflect(k, At_.col(j));  // column by column: small m
-    At_(k, k) = beta;
+    double* c = &At_(k, k);
+    const int len = cols_ - k;
+    double tail_sq = 0.0;
+    for (int i = 1; i < len; ++i) tail_sq += c[i] * c[i];
+    // The reflector that maps c to (β, 0, …, 0), stored as τ and v = [1, c[1..]/(c₀ − β)]
+    // (Eigen's makeHouseholder convention; τ = 0 when the column is already reduced).
+    if (tail_sq <= std::numeric_limits<double>::min()) {
+      tau_(k) = 0.0;
+      for (int i = 1; i < len; ++i) c[i] = 0.0;
+      continue;
+    }
+    double beta = std::sqrt(c[0] * c[0] + tail_sq);
+    if (c[0] >= 0.0) beta = -beta;
+    const double scale = 1.0 / (c[0] - beta);
+    for (int i = 1; i < len; ++i) c[i] *= scale;
+    tau_(k) = (beta - c[0]) / beta;
+    for (int j = k + 1; j < rows_; ++j) reflect_raw(c, tau_(k), len, &At_(k, j));
+    c[0] = beta;
   }
 }
 
-// R⁻¹ by back substitution, column by column (it is upper triangular too); column j is
-// R⁻¹ e_j, formed by axpys along R's columns (contiguous in memory).
-void PseudoInverse::invert_r() {
+// R⁻¹ (R = the upper triangle of At_) by back substitution, column by column (R⁻¹ is upper
+// triangular too). False when R has a zero on its diagonal.
+bool PseudoInverse::invert_r() {
+  for (int j = 0; j < rows_; ++j)
+    if (At_(j, j) == 0.0) return false;
   R_inv_.setZero();
   for (int j = 0; j < rows_; ++j) {
-    auto x = R_inv_.col(j);
-    x(j) = 1.0;
+    double* x = &R_inv_(0, j);
+    x[j] = 1.0;
     for (int k = j; k >= 0; --k) {
-      x(k) /= R_(k, k);
-      if (k > 0) x.head(k) -= x(k) * R_.col(k).head(k);
+      x[k] /= At_(k, k);
+      const double* r = &At_(0, k);
+      for (int i = 0; i < k; ++i) x[i] -= x[k] * r[i];
     }
   }
+  return true;
 }
 
 void PseudoInverse::compute_svd(double rel_tol, double confident_tol, int max_rank) {
   used_svd_ = true;
-  Rt_ = R_.transpose();  // A = Rᵀ Q₁ᵀ
+  Rt_ = At_.topRows(rows_).triangularView<Eigen::Upper>().transpose();  // A = Rᵀ Q₁ᵀ
   svd_.compute(Rt_);
   const auto& s = svd_.singularValues();
   if (!(s(0) > 0.0)) return;
@@ -93,20 +127,14 @@ void PseudoInverse::compute_svd(double rel_tol, double confident_tol, int max_ra
 // Q = H₀ H₁ ⋯ H_{m−1}, H_k = I − τ_k v_k v_kᵀ with v_k = [0…0, 1, essential part below the
 // diagonal of column k]. Applied by hand: Eigen's applyThisOnTheLeft allocates a temporary for
 // a dynamic-size vector.
-void PseudoInverse::reflect(int k, VecRef x) const {
-  const int len = cols_ - k;
-  const auto essential = At_.col(k).tail(len - 1);
-  const double w = tau_(k) * (x(k) + essential.dot(x.tail(len - 1)));
-  x(k) -= w;
-  x.tail(len - 1) -= w * essential;
-}
-
 void PseudoInverse::apply_q(VecRef x) const {
-  for (int k = rows_ - 1; k >= 0; --k) reflect(k, x);
+  double* data = x.data();
+  for (int k = rows_ - 1; k >= 0; --k) reflect_raw(&At_(k, k), tau_(k), cols_ - k, data + k);
 }
 
 void PseudoInverse::apply_q_adjoint(VecRef x) const {
-  for (int k = 0; k < rows_; ++k) reflect(k, x);
+  double* data = x.data();
+  for (int k = 0; k < rows_; ++k) reflect_raw(&At_(k, k), tau_(k), cols_ - k, data + k);
 }
 
 // A⁺ = Q₁ V Σ⁺ Uᵀ on the SVD path, Q₁ R⁻ᵀ on the QR path.
@@ -119,7 +147,11 @@ void PseudoInverse::solve(CVecRef b, VecRef x) {
     work_m_.head(rank_).array() /= s.head(rank_).array();
     work_n_.head(rows_).noalias() = svd_.matrixV().leftCols(rank_).lazyProduct(work_m_.head(rank_));
   } else if (rows_ > 0) {
-    work_n_.head(rows_).noalias() = R_inv_.transpose().triangularView<Eigen::Lower>() * b;
+    for (int i = 0; i < rows_; ++i) {  // (R⁻¹)ᵀ b: column i of R⁻¹ has rows 0..i
+      double sum = 0.0;
+      for (int k = 0; k <= i; ++k) sum += R_inv_(k, i) * b(k);
+      work_n_(i) = sum;
+    }
   }
   apply_q(work_n_);
   x = work_n_;
@@ -138,7 +170,11 @@ void PseudoInverse::solve_transposed(CVecRef b, VecRef x) {
     work_m_.head(rank_).array() /= s.head(rank_).array();
     x.noalias() = svd_.matrixU().leftCols(rank_).lazyProduct(work_m_.head(rank_));
   } else {
-    x.noalias() = R_inv_.triangularView<Eigen::Upper>() * work_n_.head(rows_);
+    x.setZero();
+    for (int j = 0; j < rows_; ++j) {  // R⁻¹ u, column by column
+      const double u = work_n_(j);
+      for (int i = 0; i <= j; ++i) x(i) += R_inv_(i, j) * u;
+    }
   }
 }
 
@@ -150,9 +186,10 @@ void PseudoInverse::null_space(MatRef N) {
   N.leftCols(k).setZero();
   if (dropped > 0) N.topLeftCorner(rows_, dropped) = svd_.matrixV().rightCols(dropped);
   N.block(rows_, dropped, cols_ - rows_, cols_ - rows_).setIdentity();
+  // Reflector by reflector over all columns: the columns' dot products are independent, so
+  // they overlap in the pipeline (column by column each waits for the previous reflector).
   for (int j = rows_ - 1; j >= 0; --j)
-    N.block(j, 0, cols_ - j, k)
-        .applyHouseholderOnTheLeft(At_.col(j).tail(cols_ - j - 1), tau_(j), work_n_.data());
+    for (int c = 0; c < k; ++c) reflect_raw(&At_(j, j), tau_(j), cols_ - j, &N(j, c));
 }
 
 }  // namespace cmb

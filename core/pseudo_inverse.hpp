@@ -48,7 +48,7 @@ class PseudoInverse {
 
  private:
   void householder_qr();
-  void invert_r();
+  bool invert_r();
   void compute_svd(double rel_tol, double confident_tol, int max_rank);
   void reflect(int k, VecRef x) const;   // x ← H_k x, the k-th Householder reflector of Q
   void apply_q(VecRef x) const;          // x ← Q x
@@ -57,7 +57,7 @@ class PseudoInverse {
   using Svd = Eigen::JacobiSVD<Mat, Eigen::NoQRPreconditioner>;
   Svd svd_;
   PaddedSvd wide_;  // rows > cols
-  Mat At_, R_, R_inv_, Rt_;
+  Mat At_, R_inv_, Rt_;
   Vec tau_, work_n_, work_m_;
   int rows_ = 0, cols_ = 0, rank_ = 0, confident_rank_ = 0;
   bool used_svd_ = false, wide_path_ = false;

@@ -136,9 +136,9 @@ void AccelerationMethod::factor_pseudo_inverse(PseudoInverse& pinv, CMatRef A, d
 }
 
 bool AccelerationMethod::mass_is_diagonal() const {
-  for (int j = 0; j < n_; ++j)
-    for (int i = 0; i < n_; ++i)
-      if (i != j && M_(i, j) != 0.0) return false;
+  for (int j = 1; j < n_; ++j)  // M is symmetric: the strict upper triangle decides
+    for (int i = 0; i < j; ++i)
+      if (M_(i, j) != 0.0) return false;
   return true;
 }
 
