@@ -61,14 +61,24 @@ class SparseKktSolver {
   Eigen::SparseMatrix<double> K_;
   // Eigen's factorize() copies its input into a temporary (an allocation per call); with the
   // upper triangle in natural order that copy is an identity, so the factorization runs on K_.
+  // The numeric factorization replays Eigen's up-looking LDLᵀ with the row patterns of L
+  // recorded once at analysis (Eigen recomputes them from the elimination tree at every call):
+  // the same operations in the same order, so the same factor to the last bit.
   class Ldlt : public Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Upper,
                                             Eigen::NaturalOrdering<int>> {
    public:
-    void factorize_in_place(const Eigen::SparseMatrix<double>& upper) {
-      this->template factorize_preordered<true>(upper);
-    }
+    void analyze(const Eigen::SparseMatrix<double>& upper);
+    void factorize_in_place(const Eigen::SparseMatrix<double>& upper);
+    // x ← K⁻¹ x: L, D and Lᵀ solves in the operation order of Eigen's sparse triangular solvers
+    // (plain loops: for the catalog's sizes the iterator set-up is most of their cost).
+    void solve_in_place(double* x) const;
     // vectorD() returns a copy (an allocation); the stored diagonal is what it copies.
     const Vec& diagonal() const { return this->m_diag; }
+
+   private:
+    std::vector<int> row_pattern_;        // for each row k of L, its columns in solve order
+    std::vector<int> row_pattern_start_;  // row k's columns: [start[k], start[k + 1])
+    Vec y_;                               // the row being eliminated (all zero between calls)
   };
 
   // Position in K_'s value array of each entry the problem sends, in sending order (−1: lower
