@@ -133,6 +133,9 @@ RUNS = {
     "crank_rocker_fe78_9": Run("--problem crank_rocker --method index1 --stepper fehlberg78 --tol 1e-9"),
     "crank_rocker_bs_9": Run("--problem crank_rocker --method index1 --stepper bulirsch_stoer --tol 1e-9"),
     "andrews_fe78_9": Run("--problem andrews_squeezer --method index1 --stepper fehlberg78 --tol 1e-9"),
+    "andrews_fe78_2e9": Run("--problem andrews_squeezer --method index1 --stepper fehlberg78 --tol 2e-9"),
+    "crank_rocker_proj_fe78_11": Run("--problem crank_rocker --method projection --stepper fehlberg78 --tol 1e-11"),
+    "crank_rocker_proj_dp87_3e10": Run("--problem crank_rocker --method projection --stepper dopri87 --tol 3e-10"),
     "andrews_fe78_8": Run("--problem andrews_squeezer --method index1 --stepper fehlberg78 --tol 1e-8"),
     "andrews_dopri5_7": Run("--problem andrews_squeezer --method index1 --stepper dopri5 --tol 1e-7"),
 }
@@ -140,6 +143,7 @@ RUNS = {
 ERR = "metrics.error.max_abs"
 FINAL = "metrics.error.final_abs_max"
 CRANK = "metrics.error.outputs.crank_angle.final_abs"
+CRANK_MAX = "metrics.error.outputs.crank_angle.max_abs"  # over the samples
 
 # (claim id, run, JSON path in the run record, format)
 CLAIMS = [
@@ -252,6 +256,11 @@ CLAIMS = [
     ("crank_rocker_bs_9_crank", "crank_rocker_bs_9", CRANK, "e2"),
     ("andrews_fe78_9_rhs", "andrews_fe78_9", "work.rhs_calls", "int"),
     ("andrews_fe78_9_scd", "andrews_fe78_9", "metrics.error.scd", "f2"),
+    ("andrews_fe78_2e9_scd", "andrews_fe78_2e9", "metrics.error.scd", "f2"),
+    ("andrews_fe78_2e9_rhs", "andrews_fe78_2e9", "work.rhs_calls", "int"),
+    ("crank_rocker_proj_fe78_11_crank", "crank_rocker_proj_fe78_11", CRANK_MAX, "e2"),
+    ("crank_rocker_proj_dp87_3e10_crank", "crank_rocker_proj_dp87_3e10", CRANK_MAX, "e2"),
+    ("crank_rocker_proj_dp87_3e10_rhs", "crank_rocker_proj_dp87_3e10", "work.rhs_calls", "int"),
     ("andrews_fe78_8_scd", "andrews_fe78_8", "metrics.error.scd", "f2"),
     ("andrews_dopri5_7_scd", "andrews_dopri5_7", "metrics.error.scd", "f2"),
 ]
