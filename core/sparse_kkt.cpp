@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/errors.hpp"
 
@@ -198,6 +199,24 @@ void SparseKktSolver::jacobian_transpose_times(CVecRef y, VecRef out) const {
   for (int col = n_; col < n_ + m_; ++col)
     for (Eigen::SparseMatrix<double>::InnerIterator it(K_, col); it; ++it)
       if (it.row() < n_) out(it.row()) += it.value() * y(col - n_);
+}
+
+void SparseKktSolver::mass_times(CVecRef v, VecRef out) const {
+  if (identity_mass_) {
+    out = v;
+    return;
+  }
+  out.setZero();
+  for (int col = 0; col < n_; ++col)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(K_, col); it; ++it) {
+      out(it.row()) += it.value() * v(col);
+      if (it.row() != col) out(col) += it.value() * v(it.row());
+    }
+}
+
+double SparseKktSolver::smallest_multiplier_pivot() const {
+  return m_ > 0 ? ldlt_.diagonal().tail(m_).cwiseAbs().minCoeff()
+                : std::numeric_limits<double>::infinity();
 }
 
 void SparseKktSolver::set_multiplier_diagonal(double value) {

@@ -26,6 +26,11 @@ class SparseKktSolver {
   void jacobian_times(CVecRef v, VecRef out) const;
   // out = Jᵀ y from the current values.
   void jacobian_transpose_times(CVecRef y, VecRef out) const;
+  // out = M v, from the last evaluate (M's upper triangle as stored in K).
+  void mass_times(CVecRef v, VecRef out) const;
+  // After factorize_quasi_definite: the smallest |pivot| of the multiplier block (the pivots of
+  // J M⁻¹Jᵀ + I/α in elimination order; +∞ without constraints).
+  double smallest_multiplier_pivot() const;
   // Solves K [q̈; λ] = [Q; γ]. Returns false when the factorization breaks down or J M⁻¹Jᵀ
   // has a pivot below pivot_tol relative to its largest (J has lost row rank).
   bool solve(CVecRef Q, CVecRef gamma, double pivot_tol, VecRef qdd, VecRef lambda);

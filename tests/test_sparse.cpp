@@ -10,6 +10,7 @@
 
 #include "catalog/catalog.hpp"
 #include "core/errors.hpp"
+#include "core/kkt.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {
@@ -185,6 +186,38 @@ TEST(SparsePath, TruncationHandlesAnExactlyZeroPivot) {
   } catch (const NumericalFailure& failure) {
     EXPECT_EQ(failure.status(), RunStatus::singular);
   }
+}
+
+// augmented_lagrangian's sparse path tries alpha_rel_max first and falls back to alpha_rel where
+// a multiplier pivot shows a direction of J M⁻¹Jᵀ below 1/α_p: the twice-stated line has one
+// (an exactly zero eigenvalue: the pivot is −1/α_p itself), a pendulum chain has none. Either
+// way q̈ is the KKT solution (the iteration converges to rounding: 1e-10 here).
+TEST(SparsePath, AugmentedLagrangianFallsBackOnlyWhereJLosesRank) {
+  const TwiceConstrainedMass line;
+  Vec q = Vec::Zero(2), v = Vec::Zero(2), x(4), dxdt(4);
+  q(0) = 1.0;
+  auto method = make_method("augmented_lagrangian", {{"linear_solver", "sparse"}});
+  method->bind(line);
+  method->pack(0.0, q, v, x);
+  method->rhs(x, dxdt, 0.0);
+  EXPECT_NEAR(dxdt(2), 0.0, 1e-10);
+  EXPECT_NEAR(dxdt(3), -9.81, 1e-10);
+  const auto stats = method->stats().to_json();
+  EXPECT_GE(stats["penalty_fallbacks"].get<long>(), 1) << stats.dump();
+  EXPECT_LE(stats["max_alpha_p"].get<double>(), 1e4 * 1.0 / 5.0 * (1 + 1e-12));  // ‖M‖/‖JᵀJ‖∞
+
+  const auto chain = make_problem("n_pendulum", {{"N", 5}});
+  auto on_chain = make_method("augmented_lagrangian", {{"linear_solver", "sparse"}});
+  on_chain->bind(*chain);
+  const Sizes s = chain->sizes();
+  Vec qc(s.nq), vc(s.nq), xc(2 * s.nq), dc(2 * s.nq);
+  chain->initial_state(qc, vc);
+  on_chain->pack(0.0, qc, vc, xc);
+  on_chain->rhs(xc, dc, 0.0);
+  EXPECT_EQ(on_chain->stats().to_json()["penalty_fallbacks"].get<long>(), 0);
+  const KktSolution oracle = kkt_oracle(*chain, 0.0, qc, vc);
+  EXPECT_LT((dc.tail(s.nq) - oracle.qdd).cwiseAbs().maxCoeff(),
+            1e-9 * (1.0 + oracle.qdd.cwiseAbs().maxCoeff()));
 }
 
 // Rank loss is reported, not papered over: A02's crank is horizontal (all rockers horizontal: a

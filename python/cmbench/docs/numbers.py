@@ -248,7 +248,7 @@ CLAIMS = [
     ("n100_al_07_steps", "n100_al_07", "work.steps_accepted", "int"),
     ("n100_al_07_max", "n100_al_07", ERR, "e2"),
     ("n_pendulum_200_al_status", "n_pendulum_200_al", "status", "word"),
-    ("n_pendulum_200_al_t", "n_pendulum_200_al", "t_reached", "g3"),
+    ("n_pendulum_200_al_max", "n_pendulum_200_al", ERR, "e2"),
     # time to accuracy
     ("crank_rocker_fe78_10_rhs", "crank_rocker_fe78_10", "work.rhs_calls", "int"),
     ("crank_rocker_fe78_10_crank", "crank_rocker_fe78_10", CRANK, "e2"),
