@@ -12,7 +12,7 @@ import cmbench
 
 CLI = os.environ["CMBENCH"]
 SOURCE = os.environ["CMB_SOURCE_DIR"]
-DEFAULT_RESULTS = os.path.join(SOURCE, "results", "default", "2026-11-25_0287ab425c1d")
+DEFAULT_RESULTS = os.path.join(SOURCE, "results", "default", "2026-11-25_e1228a7d14b4")
 
 
 def cli(*args):
