@@ -70,6 +70,7 @@ void SparseKktSolver::bind(const Problem& problem, bool identity_mass) {
   for (const auto& [r, c] : mass.positions) slot_.push_back(r >= 0 ? position(r, c) : -1);
   for (const auto& [r, c] : jac.positions) slot_.push_back(position(r, c));
   ldlt_.analyze(K_);
+  longest_factor_row_ = ldlt_.longest_row();
   rhs_.setZero(n_ + m_);
   solution_.setZero(n_ + m_);
   multiplier_diagonal_.clear();
@@ -81,93 +82,9 @@ void SparseKktSolver::bind(const Problem& problem, bool identity_mass) {
     for (int k = K_.outerIndexPtr()[n_ + r]; k < K_.outerIndexPtr()[n_ + r + 1]; ++k)
       if (K_.innerIndexPtr()[k] < n_) jacobian_columns_[K_.innerIndexPtr()[k]].emplace_back(r, k);
   row_work_.setZero(n_);
+  bound_work_.setZero(2 * (n_ + m_));
   touched_.assign(n_, 0);
   mark_.assign(n_, -1);
-}
-
-void SparseKktSolver::Ldlt::analyze(const Eigen::SparseMatrix<double>& upper) {
-  analyzePattern(upper);
-  // Row k of L has its nonzeros where the elimination tree paths from the entries of K's
-  // column k (rows ≤ k) meet; Eigen's factorization finds them in this order at every call.
-  const int size = static_cast<int>(upper.rows());
-  std::vector<int> tags(size), path(size), row(size);
-  row_pattern_.clear();
-  row_pattern_start_.assign(1, 0);
-  for (int k = 0; k < size; ++k) {
-    int top = size;
-    tags[k] = k;
-    for (Eigen::SparseMatrix<double>::InnerIterator it(upper, k); it; ++it) {
-      int i = static_cast<int>(it.index());
-      if (i > k) continue;
-      int len = 0;
-      for (; tags[i] != k; i = m_parent[i]) {
-        path[len++] = i;
-        tags[i] = k;
-      }
-      while (len > 0) row[--top] = path[--len];
-    }
-    row_pattern_.insert(row_pattern_.end(), row.begin() + top, row.end());
-    row_pattern_start_.push_back(static_cast<int>(row_pattern_.size()));
-  }
-  y_.setZero(size);
-}
-
-void SparseKktSolver::Ldlt::factorize_in_place(const Eigen::SparseMatrix<double>& upper) {
-  const int size = static_cast<int>(upper.rows());
-  const int* Lp = m_matrix.outerIndexPtr();
-  int* Li = m_matrix.innerIndexPtr();
-  double* Lx = m_matrix.valuePtr();
-  const int* Ap = upper.outerIndexPtr();
-  const int* Ai = upper.innerIndexPtr();
-  const double* Ax = upper.valuePtr();
-  double* y = y_.data();
-  m_diag.resize(size);
-  bool ok = true;
-  for (int k = 0; k < size; ++k) {
-    m_nonZerosPerCol[k] = 0;
-    for (int a = Ap[k]; a < Ap[k + 1]; ++a)
-      if (Ai[a] <= k) y[Ai[a]] += Ax[a];
-    double d = y[k] * m_shiftScale + m_shiftOffset;
-    y[k] = 0.0;
-    for (int t = row_pattern_start_[k]; t < row_pattern_start_[k + 1]; ++t) {
-      const int i = row_pattern_[t];
-      const double yi = y[i];
-      y[i] = 0.0;
-      const double l_ki = yi / m_diag[i];
-      const int p2 = Lp[i] + m_nonZerosPerCol[i];
-      int p = Lp[i];
-      for (; p < p2; ++p) y[Li[p]] -= Lx[p] * yi;
-      d -= l_ki * yi;
-      Li[p] = k;
-      Lx[p] = l_ki;
-      ++m_nonZerosPerCol[i];
-    }
-    m_diag[k] = d;
-    if (d == 0.0) {
-      ok = false;
-      break;
-    }
-  }
-  m_info = ok ? Eigen::Success : Eigen::NumericalIssue;
-  m_factorizationIsOk = true;
-}
-
-void SparseKktSolver::Ldlt::solve_in_place(double* x) const {
-  const int size = static_cast<int>(m_matrix.cols());
-  const int* Lp = m_matrix.outerIndexPtr();
-  const int* Li = m_matrix.innerIndexPtr();
-  const double* Lx = m_matrix.valuePtr();
-  for (int i = 0; i < size; ++i) {  // L (unit lower, by columns)
-    const double xi = x[i];
-    if (xi != 0.0)
-      for (int p = Lp[i]; p < Lp[i + 1]; ++p) x[Li[p]] -= xi * Lx[p];
-  }
-  for (int i = 0; i < size; ++i) x[i] /= m_diag[i];
-  for (int i = size - 1; i >= 0; --i) {  // Lᵀ (unit upper, by rows = L's columns)
-    double xi = x[i];
-    for (int p = Lp[i]; p < Lp[i + 1]; ++p) xi -= Lx[p] * x[Li[p]];
-    x[i] = xi;
-  }
 }
 
 bool SparseKktSolver::evaluate(double t, CVecRef q) {
@@ -231,6 +148,57 @@ bool SparseKktSolver::factorize_quasi_definite() {
 }
 
 void SparseKktSolver::solve_in_place(VecRef x) const { ldlt_.solve_in_place(x.data()); }
+
+SparseKktSolver::SingularValueBounds SparseKktSolver::singular_value_bounds(Block block) {
+  const int begin = block == Block::coordinates ? 0 : n_;
+  const int end = block == Block::coordinates ? n_ : n_ + m_;
+  const Eigen::SparseMatrix<double>& L = ldlt_.strict_lower();
+  const int* Lp = L.outerIndexPtr();
+  const int* Li = L.innerIndexPtr();
+  const double* Lx = L.valuePtr();
+  const Vec& d = ldlt_.diagonal();
+  // Forward pass over the block's columns: C's column sums (‖C‖₁), row sums (‖C‖∞, gathered in
+  // row_sum), ‖C‖_F², and x = T⁻¹𝟙 for the comparison matrix T (x_i = 1 + Σ_{j<i} |l_ij| x_j).
+  double* x = bound_work_.data();
+  double* row_sum = bound_work_.data() + (n_ + m_) - begin;  // row_sum[i], i in [begin, end)
+  for (int j = begin; j < end; ++j) {
+    row_sum[j] = 0.0;
+    x[j] = 1.0;
+  }
+  double frobenius2 = 0.0, norm1 = 0.0;
+  for (int j = begin; j < end; ++j) {
+    const double s = std::sqrt(std::abs(d(j)));
+    double column = 1.0, column2 = 1.0;
+    row_sum[j] += s;
+    for (int p = Lp[j]; p < Lp[j + 1] && Li[p] < end; ++p) {
+      const double a = std::abs(Lx[p]);
+      column += a;
+      column2 += a * a;
+      row_sum[Li[p]] += a * s;
+      x[Li[p]] += a * x[j];
+    }
+    norm1 = std::max(norm1, s * column);
+    frobenius2 += std::abs(d(j)) * column2;
+  }
+  double norm_inf = 0.0, inverse_inf = 0.0;
+  for (int j = begin; j < end; ++j) {
+    norm_inf = std::max(norm_inf, row_sum[j]);
+    inverse_inf = std::max(inverse_inf, x[j] / std::sqrt(std::abs(d(j))));
+  }
+  // Backward pass: y = T⁻ᵀ w with w_i = |d_i|^{-1/2} bounds C⁻¹'s column sums (‖C⁻¹‖₁).
+  double inverse_1 = 0.0;
+  for (int j = end - 1; j >= begin; --j) {
+    double y = 1.0 / std::sqrt(std::abs(d(j)));
+    for (int p = Lp[j]; p < Lp[j + 1] && Li[p] < end; ++p) y += std::abs(Lx[p]) * x[Li[p]];
+    x[j] = y;  // x_j (forward pass) is used up: y_j takes its place for the rows above
+    inverse_1 = std::max(inverse_1, y);
+  }
+  SingularValueBounds bounds;
+  bounds.largest = std::min(std::sqrt(frobenius2), std::sqrt(norm1 * norm_inf));
+  const double inverse_norm = std::sqrt(inverse_1 * inverse_inf);
+  bounds.smallest = std::isfinite(inverse_norm) && inverse_norm > 0.0 ? 1.0 / inverse_norm : 0.0;
+  return bounds;
+}
 
 double SparseKktSolver::mass_norm_inf() {
   row_work_.setZero();

@@ -49,6 +49,25 @@ class SparseKktSolver {
   bool factorize_quasi_definite();
   // x ← K⁻¹ x (x of size n + m) with the current factorization.
   void solve_in_place(VecRef x) const;
+  // [q̈; λ] = K⁻¹ [Q; γ] with the current factorization.
+  void solve_factorized(CVecRef Q, CVecRef gamma, VecRef qdd, VecRef lambda);
+
+  // Bounds on the extreme singular values of C = L_b |D_b|^{1/2}, the factor of one diagonal
+  // block of the last factorization (its pivots nonzero): for the coordinates C Cᵀ = M, for the
+  // multipliers C Cᵀ = J M⁻¹Jᵀ, so C's singular values are those of J M^{-1/2}. They hold for the
+  // computed factor: σ_max ≤ min(‖C‖_F, √(‖C‖₁‖C‖∞)) and σ_min ≥ 1/√(‖C⁻¹‖₁‖C⁻¹‖∞), where
+  // |L_b⁻¹| is bounded entrywise by the inverse of L_b's comparison matrix (unit diagonal,
+  // −|l_ij| off it) [Higham2002, ch. 8]: one forward and one backward solve with it, O(nonzeros of
+  // the block). The bounds are exact for a diagonal block and tight for bidiagonal ones (a chain).
+  struct SingularValueBounds {
+    double largest = 0.0;   // ≥ σ_max(C)
+    double smallest = 0.0;  // ≤ σ_min(C); 0 when the bound overflows
+  };
+  enum class Block { coordinates, multipliers };
+  SingularValueBounds singular_value_bounds(Block block);
+  // The most nonzeros in a row of L (fixed at bind): the length of the longest inner product in
+  // the factorization, which sets its rounding error (≈ row length · u relative).
+  int longest_factor_row() const { return longest_factor_row_; }
   // ‖M‖∞ and ‖JᵀJ‖∞ from the current values (JᵀJ is never formed: its rows are accumulated
   // one at a time in workspace sized at bind).
   double mass_norm_inf();
@@ -57,7 +76,6 @@ class SparseKktSolver {
  private:
   class Recorder;
   class Writer;
-  void solve_factorized(CVecRef Q, CVecRef gamma, VecRef qdd, VecRef lambda);
 
   const Problem* problem_ = nullptr;
   int n_ = 0, m_ = 0;
@@ -79,6 +97,9 @@ class SparseKktSolver {
     void solve_in_place(double* x) const;
     // vectorD() returns a copy (an allocation); the stored diagonal is what it copies.
     const Vec& diagonal() const { return this->m_diag; }
+    int longest_row() const;
+    // L's strict lower triangle, by columns, rows ascending within each column.
+    const Eigen::SparseMatrix<double>& strict_lower() const { return this->m_matrix; }
 
    private:
     std::vector<int> row_pattern_;        // for each row k of L, its columns in solve order
@@ -93,9 +114,10 @@ class SparseKktSolver {
   // Per coordinate i, the (constraint row r, value position of J(r, i)) pairs.
   std::vector<std::vector<std::pair<int, int>>> jacobian_columns_;
   Ldlt ldlt_;
-  Vec rhs_, solution_, row_work_;
+  Vec rhs_, solution_, row_work_, bound_work_;
   std::vector<int> touched_, mark_;  // coordinates of the JᵀJ row being accumulated
   double last_pivot_ratio_ = 1.0;
+  int longest_factor_row_ = 0;
   double last_largest_pivot_ = 0.0;  // largest |pivot| of J M⁻¹Jᵀ in the last factorization
 };
 

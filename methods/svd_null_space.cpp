@@ -16,18 +16,29 @@
 // last n − m columns of Q): another orthonormal basis of the same null(J), hence the same q̈.
 // The rank decision is the SVD's in both cases. Cost O(n m² + m³) for the factors plus
 // O(n² k + k³) for the reduced solve, k = n − r (work.method.svd_calls counts the SVD calls).
+// Sparse path (linear_solver auto or sparse, problems that send M and J as entries): where J has
+// full row rank, q̈ and λ above are the unique solution of [M Jᵀ; J 0][q̈; λ] = [Q; γ], so the
+// call is that system's sparse LDLᵀ (cost linear in N on chains) — and the same factor decides
+// whether the rank is full: its multiplier block is a Cholesky factor of J M⁻¹Jᵀ, whose
+// certified singular-value bounds, divided by M^{1/2}'s, bound σ_m/σ₁ of J from below
+// (AccelerationMethod::solve_sparse_full_rank). Where that bound does not clear √rank_tol the
+// call falls back to the dense decomposition above (work.method.dense_fallbacks), so the rank
+// decision stays the SVD's.
 // Rank hold (AccelerationMethod::hold_rank): at most the rank found at the last accepted state,
 // rising again only where the extra singular values clear √rank_tol·σ₁; otherwise drift, stages
 // or rosenbrock4's difference Jacobian off a rank-deficient manifold (Bricard) would switch on a
 // spurious row with gain 1/σ_min.
-// Parameters: rank_tol (1e-10) — relative singular-value threshold; Baumgarte terms (alpha, beta or
-// omega0, zeta) off by default: without them it drifts like index1.
+// Parameters: rank_tol (1e-10) — relative singular-value threshold; linear_solver (auto | dense |
+// sparse); Baumgarte terms (alpha, beta or omega0, zeta) off by default: without them it drifts
+// like index1.
 // Diagnostics (work.method): min_rank, rank_drops (calls with r < m), svd_calls,
-// min_kept_singular_value (over the SVD calls), min_singular_value_bound (over the QR calls: a
-// lower bound 1/‖R⁻¹‖_F on σ_m).
+// min_kept_singular_value (over the SVD calls), min_singular_value_bound (over the certified
+// calls: a lower bound on σ_m — 1/‖R⁻¹‖_F on the QR path), dense_fallbacks (sparse path).
 // State: x = [q; v].
 // Fails when: M is not positive definite on null(J) (status singular); more rows than
-// coordinates (unsupported); dense matrices, so beyond kMaxDenseCoordinates (unsupported).
+// coordinates (unsupported); the dense path refuses more than kMaxDenseCoordinates
+// (unsupported), and a sparse-path call that needs the dense fallback beyond it stops the run
+// (singular, naming the limit).
 #include <cmath>
 #include <sstream>
 
@@ -43,7 +54,8 @@ class SvdNullSpace : public AccelerationMethod {
  public:
   explicit SvdNullSpace(const Params& params)
       : AccelerationMethod(params, resolve_baumgarte_gains(params, "method 'svd_null_space'")),
-        rank_tol_(params.number("rank_tol")) {}
+        rank_tol_(params.number("rank_tol")),
+        linear_solver_(params.choice("linear_solver")) {}
 
   bool multipliers_unique() const override { return unique_; }
   bool post_step(double t, VecRef x) override {
@@ -53,14 +65,21 @@ class SvdNullSpace : public AccelerationMethod {
 
  private:
   void packed(double t, CVecRef x) override { hold_rank(t, x); }
+  bool uses_dense_matrices(const Problem& problem) const override {
+    return choose_dense(problem, linear_solver_, true, "");
+  }
   void bind_solver() override {
-    refuse_beyond_dense_size("svd_null_space", n_);
+    if (dense_matrices()) refuse_beyond_dense_size("svd_null_space", n_);
     if (m_ > n_) {
       std::ostringstream msg;
       msg << "svd_null_space needs at most as many constraint rows as coordinates (m = " << m_
           << " > n = " << n_ << "); use udwadia_kalaba or augmented_lagrangian";
       throw NumericalFailure(RunStatus::unsupported, msg.str());
     }
+    if (dense_matrices()) bind_dense_workspace();  // sparse path: at the first fallback
+  }
+
+  void bind_dense_workspace() {
     pinv_.bind(m_, n_);
     N_.setIdentity(n_, n_);  // the null space when m = 0
     a_p_.setZero(n_);
@@ -68,9 +87,21 @@ class SvdNullSpace : public AccelerationMethod {
     MN_.setZero(n_, n_);
     A_.setZero(n_, n_);
     b_.setZero(n_);
+    dense_workspace_ = true;
   }
 
   void solve_accelerations(double t) override {
+    if (!dense_matrices()) {
+      stats().add("factorizations");
+      unique_ = true;
+      if (solve_sparse_full_rank(rank_tol_, true)) return;
+      evaluate_dense_fallback(t, "svd_null_space");
+      if (!dense_workspace_) bind_dense_workspace();
+    }
+    solve_dense(t);
+  }
+
+  void solve_dense(double t) {
     stats().add("factorizations", 2);
     const bool diagonal = mass_is_diagonal();
     int r = 0;
@@ -114,7 +145,8 @@ class SvdNullSpace : public AccelerationMethod {
   }
 
   double rank_tol_;
-  bool unique_ = true;
+  std::string linear_solver_;
+  bool unique_ = true, dense_workspace_ = false;
   PseudoInverse pinv_;
   Eigen::LLT<Mat> llt_;
   Vec a_p_, work_n_, b_;
@@ -136,6 +168,7 @@ CMB_DEFINE_METHOD(svd_null_space) {
       cmb::positive_number("rank_tol", 1e-10, "singular values below rank_tol·σ_max count as zero");
   tol.max = 1.0;
   entry.params.push_back(tol);
+  entry.params.push_back(cmb::pseudo_inverse_linear_solver_param());
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::SvdNullSpace>(p); };
   return entry;
 }

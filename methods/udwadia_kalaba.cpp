@@ -16,8 +16,16 @@
 // bound shows full rank the QR factors give B⁺ directly, otherwise the SVD of the m × m factor
 // decides the rank at pinv_tol exactly as a full SVD of B would (work.method.svd_calls counts
 // those calls).
+// Sparse path (linear_solver auto or sparse, variant cholesky, problems that send M and J as
+// entries): where B has full row rank, B⁺ = Bᵀ(BBᵀ)⁻¹ and q̈ is the unique solution of
+// [M Jᵀ; J 0][q̈; λ] = [Q; γ], computed by that system's sparse LDLᵀ (cost linear in N on
+// chains); its multiplier block is a Cholesky factor of BBᵀ = J M⁻¹Jᵀ, whose certified
+// singular-value bounds decide whether B's rank is full (AccelerationMethod::
+// solve_sparse_full_rank). Otherwise the call falls back to the dense pseudo-inverse above
+// (work.method.dense_fallbacks), so the rank decision at pinv_tol stays the SVD's.
 // Rank hold (AccelerationMethod::hold_rank), as in svd_null_space, with pinv_tol.
-// Parameters: variant (cholesky | eig, default cholesky), pinv_tol (1e-10) — singular values of
+// Parameters: variant (cholesky | eig, default cholesky), linear_solver (auto | dense | sparse;
+// variant eig is dense), pinv_tol (1e-10) — singular values of
 // B below pinv_tol·σ_max are treated as zero: it decides the behaviour at singular
 // configurations and with redundant rows. Baumgarte terms (alpha, beta or omega0, zeta) off by
 // default: as the exact solution of Gauss's principle it drifts like index1 without them.
@@ -25,9 +33,10 @@
 // KKT solve); eig adds a Jacobi eigendecomposition of M, O(n³) with a large constant (≈ 10×
 // cholesky on the catalog's small problems, bench/bench_rhs.cpp).
 // State: x = [q; v]. Handles redundant and nonholonomic rows.
-// Fails when: M is not positive definite (singular); [Thesis-UK-en] names its drawbacks:
-// instability near singular configurations (pinv_tol), costly matrix roots (variant eig), no
-// prioritization.
+// Fails when: M is not positive definite (singular); the dense path refuses more than
+// kMaxDenseCoordinates, a sparse-path fallback beyond it stops the run (singular).
+// [Thesis-UK-en] names its drawbacks: instability near singular configurations (pinv_tol), costly
+// matrix roots (variant eig), no prioritization.
 #include <cmath>
 
 #include "core/errors.hpp"
@@ -44,7 +53,8 @@ class UdwadiaKalaba : public AccelerationMethod {
   explicit UdwadiaKalaba(const Params& params)
       : AccelerationMethod(params, resolve_baumgarte_gains(params, "method 'udwadia_kalaba'")),
         use_eig_(params.choice("variant") == "eig"),
-        pinv_tol_(params.number("pinv_tol")) {}
+        pinv_tol_(params.number("pinv_tol")),
+        linear_solver_(params.choice("linear_solver")) {}
 
   bool multipliers_unique() const override { return unique_; }
   bool post_step(double t, VecRef x) override {
@@ -54,8 +64,19 @@ class UdwadiaKalaba : public AccelerationMethod {
 
  private:
   void packed(double t, CVecRef x) override { hold_rank(t, x); }
+  // The sparse path forms no M^{-1/2}: variant eig (the matrix root of [Thesis-UK-en]) is dense.
+  bool uses_dense_matrices(const Problem& problem) const override {
+    return choose_dense(problem, linear_solver_, !use_eig_,
+                        "variant eig forms M^(-1/2) densely (use variant cholesky)");
+  }
   void bind_solver() override {
-    refuse_beyond_dense_size("udwadia_kalaba", n_);
+    if (dense_matrices()) {
+      refuse_beyond_dense_size("udwadia_kalaba", n_);
+      bind_dense_workspace();  // sparse path: at the first fallback
+    }
+  }
+
+  void bind_dense_workspace() {
     eig_ = Eigen::JacobiSVD<Mat, Eigen::NoQRPreconditioner>(n_, n_, Eigen::ComputeFullV);
     llt_ = Eigen::LLT<Mat>(n_);
     M_inv_sqrt_.setZero(n_, n_);
@@ -68,6 +89,7 @@ class UdwadiaKalaba : public AccelerationMethod {
     z_.setZero(n_);
     r_.setZero(m_);
     pinv_.bind(m_, n_);
+    dense_workspace_ = true;
   }
 
   // a_f = M⁻¹Q and B = J M^{-1/2} through the eigendecomposition M = WΛWᵀ. For a symmetric
@@ -122,6 +144,17 @@ class UdwadiaKalaba : public AccelerationMethod {
   }
 
   void solve_accelerations(double t) override {
+    if (!dense_matrices()) {
+      stats().add("factorizations");
+      unique_ = true;
+      if (solve_sparse_full_rank(pinv_tol_, false)) return;
+      evaluate_dense_fallback(t, "udwadia_kalaba");
+      if (!dense_workspace_) bind_dense_workspace();
+    }
+    solve_dense(t);
+  }
+
+  void solve_dense(double t) {
     stats().add("factorizations", 2);
     const bool diagonal = mass_is_diagonal();
     if (diagonal)
@@ -145,7 +178,8 @@ class UdwadiaKalaba : public AccelerationMethod {
 
   bool use_eig_;
   double pinv_tol_;
-  bool unique_ = true;
+  std::string linear_solver_;
+  bool unique_ = true, dense_workspace_ = false;
   Eigen::JacobiSVD<Mat, Eigen::NoQRPreconditioner> eig_;
   Eigen::LLT<Mat> llt_;
   PseudoInverse pinv_;
@@ -172,6 +206,7 @@ CMB_DEFINE_METHOD(udwadia_kalaba) {
   tol.max = 1.0;
   entry.params.push_back(variant);
   entry.params.push_back(tol);
+  entry.params.push_back(cmb::pseudo_inverse_linear_solver_param());
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::UdwadiaKalaba>(p); };
   return entry;
 }

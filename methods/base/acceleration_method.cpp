@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <sstream>
 
 #include "core/errors.hpp"
 
@@ -15,6 +17,13 @@ std::vector<ParamSpec> baumgarte_param_specs(const nlohmann::json& default_omega
                          "natural frequency of the error dynamics (beta = omega0) [1/s]"),
       nonnegative_number("zeta", 1.0, "damping ratio (alpha = zeta·omega0); 1 = critical"),
   };
+}
+
+ParamSpec pseudo_inverse_linear_solver_param() {
+  return choice_param("linear_solver", {"auto", "dense", "sparse"},
+                      "sparse: LDLᵀ of [M Jᵀ; J 0] where it certifies full row rank, the dense "
+                      "pseudo-inverse elsewhere (problems with sparse evaluation); auto: sparse "
+                      "wherever it applies");
 }
 
 BaumgarteGains resolve_baumgarte_gains(const Params& params, const std::string& owner) {
@@ -133,6 +142,50 @@ void AccelerationMethod::factor_pseudo_inverse(PseudoInverse& pinv, CMatRef A, d
     stats().add("svd_calls", 0);
     stats().note_min("min_singular_value_bound", pinv.smallest_kept_singular_value_bound());
   }
+}
+
+bool AccelerationMethod::solve_sparse_full_rank(double rel_tol, bool of_jacobian) {
+  stats().add("svd_calls", 0);
+  if (rank_cap() < m_ || !sparse_.factorize_quasi_definite()) return false;
+  using Block = SparseKktSolver::Block;
+  double smallest = 1.0, largest = 1.0;  // bounds on J M^{-1/2}'s (or J's) singular values
+  if (m_ > 0) {
+    const auto b = sparse_.singular_value_bounds(Block::multipliers);
+    smallest = b.smallest;
+    largest = b.largest;
+    if (of_jacobian) {  // J = (J M^{-1/2}) M^{1/2}, and M^{1/2}'s singular values are C_M's
+      const auto c = sparse_.singular_value_bounds(Block::coordinates);
+      smallest *= c.smallest;
+      largest *= c.largest;
+    }
+    const double ratio = smallest / largest;
+    const double rounding =
+        1e3 * (sparse_.longest_factor_row() + 2) * std::numeric_limits<double>::epsilon();
+    if (!(ratio >= std::sqrt(rel_tol) && ratio * ratio >= rounding)) return false;
+  }
+  sparse_.solve_factorized(Q_, gamma_, qdd_, lambda_);
+  found_rank(m_, m_);
+  if (m_ > 0) stats().note_min("min_singular_value_bound", smallest);
+  return true;
+}
+
+void AccelerationMethod::evaluate_dense_fallback(double t, const std::string& method) {
+  if (n_ > kMaxDenseCoordinates) {
+    std::ostringstream msg;
+    msg << method << ": the sparse path could not certify that J has full row rank at t = " << t
+        << " (a singular position or redundant rows), and the dense SVD that decides the rank is "
+           "limited to "
+        << kMaxDenseCoordinates << " coordinates (n = " << n_ << ")";
+    throw NumericalFailure(RunStatus::singular, msg.str());
+  }
+  stats().add("dense_fallbacks");
+  if (M_.rows() != n_) {
+    M_.setZero(n_, n_);
+    J_.setZero(m_, n_);
+  }
+  problem_->mass_matrix(t, q_, M_);
+  problem_->jacobian(t, q_, J_);
+  require_finite(M_.allFinite() && J_.allFinite(), "the problem's M or J", t);
 }
 
 bool AccelerationMethod::mass_is_diagonal() const {

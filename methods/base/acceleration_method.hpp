@@ -23,6 +23,9 @@ struct BaumgarteGains {
 // the user sets them.
 std::vector<ParamSpec> baumgarte_param_specs(const nlohmann::json& default_omega0);
 
+// linear_solver of svd_null_space and udwadia_kalaba (AccelerationMethod::solve_sparse_full_rank).
+ParamSpec pseudo_inverse_linear_solver_param();
+
 // Throws InputError when the two parameterizations are mixed or a pair is incomplete.
 // Returns zero gains when nothing is set.
 BaumgarteGains resolve_baumgarte_gains(const Params& params, const std::string& owner);
@@ -80,6 +83,21 @@ class AccelerationMethod : public Method {
   // ranks (found_rank) and the diagnostics svd_calls (calls off the certified full-rank path),
   // min_kept_singular_value (SVD path) and min_singular_value_bound (QR path, a lower bound).
   void factor_pseudo_inverse(PseudoInverse& pinv, CMatRef A, double rel_tol);
+  // Sparse path of the pseudo-inverse methods (svd_null_space, udwadia_kalaba). Where J has full
+  // row rank both formulas reduce to the unique solution of [M Jᵀ; J 0][q̈; λ] = [Q; γ], which
+  // the sparse LDLᵀ computes; the same factor certifies the rank: its multiplier block is a
+  // Cholesky factor of J M⁻¹Jᵀ, so SparseKktSolver::singular_value_bounds bounds σ_m/σ₁ of
+  // J M^{-1/2} — and, divided by M^{1/2}'s condition bound, of J itself (of_jacobian). Certified
+  // when that bound ρ clears √rel_tol (the dense QR path's certificate) and ρ² ≥ 1e3 (w + 2) u,
+  // w the longest row of the factor: it squares J's condition number, and its rounding (∝ w u
+  // relative to ‖J M⁻¹Jᵀ‖) then cannot move σ_m across rel_tol·σ₁. Fills qdd_ and lambda_ and
+  // reports full rank; returns false (nothing filled) under a rank cap below m, a factorization
+  // with pivots of the wrong sign or no certificate — the caller then takes its dense path.
+  bool solve_sparse_full_rank(double rel_tol, bool of_jacobian);
+  // For a fallback from the sparse path: evaluates M_ and J_ densely (sized at the first call,
+  // n² memory only where needed; counted as work.method.dense_fallbacks). Beyond
+  // kMaxDenseCoordinates the run stops as `singular`, naming the limit.
+  void evaluate_dense_fallback(double t, const std::string& method);
   // M_ has no nonzero off the diagonal (point masses and planar bodies in absolute coordinates):
   // its square root, inverse and Cholesky factor are then diagonal, O(n) instead of O(n³).
   bool mass_is_diagonal() const;
