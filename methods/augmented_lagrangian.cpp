@@ -188,16 +188,33 @@ class AugmentedLagrangian : public AccelerationMethod {
       residual_ -= gamma_;
       lambda_.noalias() += alpha_p_ * residual_;
       const double change = (qdd_ - previous_).lpNorm<Eigen::Infinity>();
-      const double scale = 1.0 + qdd_.lpNorm<Eigen::Infinity>();
-      if (k > 1 && change <= tol_ * scale) return;
+      if (k == 1) {  // the change from the previous call's q̈ says nothing about convergence
+        last_change = change;
+        continue;
+      }
       // Rounding in the ill-conditioned M + α_p JᵀJ puts a floor under the change; once the
       // iteration stops contracting near that floor it has reached its attainable accuracy.
-      if (k > 2 && change > 0.5 * last_change && change <= std::sqrt(tol_) * scale) {
-        stats().add("stagnations");
-        return;
-      }
-      last_change = change;
+      if (converged_or_stalled(change, k > 2, last_change)) return;
     }
+    fail_not_converged(t);
+  }
+
+  // Whether the iteration stops after an iterate that changed q̈ by `change`: converged (below
+  // tol, relative to 1 + |q̈|), or stalled — contracting by less than half while already below
+  // √tol, as good as this penalty allows (counted as stagnations; only once `may_stall`, i.e.
+  // with enough iterates behind it for a contraction rate).
+  bool converged_or_stalled(double change, bool may_stall, double& last_change) {
+    const double scale = 1.0 + qdd_.lpNorm<Eigen::Infinity>();
+    if (change <= tol_ * scale) return true;
+    if (may_stall && change > 0.5 * last_change && change <= std::sqrt(tol_) * scale) {
+      stats().add("stagnations");
+      return true;
+    }
+    last_change = change;
+    return false;
+  }
+
+  [[noreturn]] void fail_not_converged(double t) const {
     std::ostringstream msg;
     msg << "augmented-Lagrangian iterations did not converge within " << max_iterations_
         << " iterations at t = " << t;
@@ -233,21 +250,11 @@ class AugmentedLagrangian : public AccelerationMethod {
       qdd_ += delta_;
       jacobian_times(delta_, correction_);
       lambda_.noalias() += alpha_p_ * (correction_ - residual_);
-      const double change = delta_.lpNorm<Eigen::Infinity>();
-      const double scale = 1.0 + qdd_.lpNorm<Eigen::Infinity>();
-      if (change <= tol_ * scale) return;
       // Directions of J M⁻¹Jᵀ far below 1/α_p (where J loses rank) contract slowly: once the
       // corrections stop shrinking below √tol, the iterate is as good as this penalty allows.
-      if (k > 3 && change > 0.5 * last_change && change <= std::sqrt(tol_) * scale) {
-        stats().add("stagnations");
-        return;
-      }
-      last_change = change;
+      if (converged_or_stalled(delta_.lpNorm<Eigen::Infinity>(), k > 3, last_change)) return;
     }
-    std::ostringstream msg;
-    msg << "augmented-Lagrangian iterations did not converge within " << max_iterations_
-        << " iterations at t = " << t;
-    throw NumericalFailure(RunStatus::newton_failed, msg.str());
+    fail_not_converged(t);
   }
 
   // A multiplier pivot of [M Jᵀ; J −I/α_p] below kSoftPivot/α_p marks a direction of J M⁻¹Jᵀ
