@@ -12,34 +12,29 @@ namespace cmb {
 class SparseKktSolver::Recorder : public SparseSink {
  public:
   Recorder(int n, bool jacobian) : n_(n), jacobian_(jacobian) {}
-  void add(int row, int col, double) override {
+  std::vector<std::pair<int, int>> positions;
+
+ private:
+  void put(int row, int col, double) override {
     if (jacobian_)
       positions.emplace_back(col, n_ + row);  // Jᵀ block: (coordinate, n + constraint row)
     else
       positions.emplace_back(row <= col ? row : -1, col);  // M: upper triangle only
   }
-  std::vector<std::pair<int, int>> positions;
-
- private:
   int n_;
   bool jacobian_;
 };
 
-// Adds each value into its slot; the sending order is the one recorded at bind.
+// Adds each value into its slot (SparseSink's slot mode); the sending order is the one recorded
+// at bind.
 class SparseKktSolver::Writer : public SparseSink {
  public:
-  Writer(const std::vector<int>& slot, double* values) : slot_(slot), values_(values) {}
-  void add(int, int, double value) override {
-    const int s = next_ < slot_.size() ? slot_[next_] : -1;
-    ++next_;
-    if (s >= 0) values_[s] += value;
-  }
-  std::size_t sent() const { return next_; }
+  Writer(const std::vector<int>& slot, double* values)
+      : SparseSink(slot.data(), slot.size(), values) {}
+  using SparseSink::sent;
 
  private:
-  const std::vector<int>& slot_;
-  double* values_;
-  std::size_t next_ = 0;
+  void put(int, int, double) override {}  // never called: slot mode adds inline
 };
 
 void SparseKktSolver::bind(const Problem& problem, bool identity_mass) {

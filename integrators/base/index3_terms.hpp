@@ -24,9 +24,9 @@ namespace cmb {
 class TransposeProductSink : public SparseSink {
  public:
   TransposeProductSink(const Vec& y, VecRef out) : y_(y), out_(out) { out_.setZero(); }
-  void add(int row, int col, double value) override { out_(col) += value * y_(row); }
 
  private:
+  void put(int row, int col, double value) override { out_(col) += value * y_(row); }
   const Vec& y_;
   VecRef out_;
 };

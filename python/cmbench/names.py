@@ -61,6 +61,7 @@ STEPPERS = {
     "rk_gill": "Runge–Kutta–Gill",
     "adams_bashforth_moulton": "Adams–Bashforth–Moulton 4",
     "cash_karp54": "Cash–Karp 5(4)",
+    "dop853": "DOP853",
     "dopri5": "Dormand–Prince 5(4)",
     "dopri87": "Prince–Dormand 8(7)",
     "fehlberg78": "Fehlberg 7(8)",

@@ -131,8 +131,10 @@ TEST_P(ProblemConformance, MassMatrixIsSymmetricPositiveDefinite) {
 // Counts the entries a problem sends: the sparse KKT path fixes their sequence at bind.
 class CountingSink : public SparseSink {
  public:
-  void add(int, int, double) override { ++count; }
   int count = 0;
+
+ private:
+  void put(int, int, double) override { ++count; }
 };
 
 // Sparse evaluation (M and J sent as entries) must describe the same matrices as the dense
