@@ -17,10 +17,10 @@
 #include <algorithm>
 #include <boost/numeric/odeint/stepper/controlled_step_result.hpp>
 #include <cmath>
-#include <cstddef>
 #include <vector>
 
 #include "harness/dop853_tableau.hpp"
+#include "harness/explicit_rk.hpp"
 
 namespace cmb::detail {
 
@@ -31,7 +31,7 @@ class Dop853 {
   Dop853(double abs_tol, double rel_tol) : abs_tol_(abs_tol), rel_tol_(rel_tol) {}
 
   void reset() {
-    have_first_stage_ = false;
+    rk_.forget_first_stage();
     after_rejection_ = false;
   }
 
@@ -40,7 +40,7 @@ class Dop853 {
   template <class System>
   boost::numeric::odeint::controlled_step_result try_step(System system, State& x, double& t,
                                                           double& dt) {
-    stages(system, x, t, dt);
+    rk_.compute(system, x, t, dt);
     const double err = error_norm(x, dt);
     last_error_ = err;
     const double fac11 = std::pow(err, 1.0 / 8.0);
@@ -52,10 +52,10 @@ class Dop853 {
     double next = dt / std::max(1.0 / kMaxGrowth, std::min(kMaxShrink, fac11 / kSafety));
     if (after_rejection_) next = std::min(next, dt);
     after_rejection_ = false;
-    x.swap(x_new_);
+    x.swap(rk_.x_new());
+    rk_.forget_first_stage();
     t += dt;
     dt = next;
-    have_first_stage_ = false;
     return boost::numeric::odeint::success;
   }
 
@@ -65,102 +65,40 @@ class Dop853 {
   // One step of the 8th-order method without error control (order tests, fixed_steps).
   template <class System>
   void do_step(System system, State& x, double t, double dt) {
-    stages(system, x, t, dt);
-    x.swap(x_new_);
-    have_first_stage_ = false;
+    rk_.compute(system, x, t, dt);
+    x.swap(rk_.x_new());
+    rk_.forget_first_stage();
   }
 
  private:
   static constexpr double kSafety = 0.9;
   static constexpr double kMaxShrink = 3.0;  // 1 / DOP853's fac1 = 0.333
   static constexpr double kMaxGrowth = 6.0;  // DOP853's fac2
-  static constexpr int kStages = dop853::kStages;
 
-  // A stage derivative as the system sees it: a view of one row of k_.
-  struct Span {
-    double* data;
-    std::size_t n;
-    double& operator[](std::size_t i) const { return data[i]; }
-    std::size_t size() const { return n; }
-  };
-
-  double* stage(int s) { return k_.data() + static_cast<std::size_t>(s) * n_; }
-
-  void resize(std::size_t n) {
-    if (n_ == n && !k_.empty()) return;
-    n_ = n;
-    k_.assign(kStages * n, 0.0);
-    x_new_.assign(n, 0.0);
-    x_stage_.assign(n, 0.0);
-    slope_.assign(n, 0.0);
-    have_first_stage_ = false;
-  }
-
-  // x_stage_ = x + h Σ_j a_sj k_j; the zero coefficients of the tableau are skipped.
-  void stage_state(int s, const State& x, double h) {
-    double* __restrict y = x_stage_.data();
-    for (std::size_t i = 0; i < n_; ++i) y[i] = 0.0;
-    for (int j = 0; j < s; ++j) {
-      const double a = dop853::kA[s][j];
-      if (a == 0.0) continue;
-      const double* __restrict kj = stage(j);
-      for (std::size_t i = 0; i < n_; ++i) y[i] += a * kj[i];
-    }
-    for (std::size_t i = 0; i < n_; ++i) y[i] = x[i] + h * y[i];
-  }
-
-  // The 12 stages, the 8th-order solution x_new_ and its slope Σ b_j k_j, for a step of size h.
-  template <class System>
-  void stages(System system, const State& x, double t, double h) {
-    resize(x.size());
-    if (!have_first_stage_) {
-      Span k0{stage(0), n_};
-      system(x, k0, t);
-      have_first_stage_ = true;
-    }
-    for (int s = 1; s < kStages; ++s) {
-      stage_state(s, x, h);
-      Span ks{stage(s), n_};
-      system(x_stage_, ks, t + dop853::kC[s] * h);
-    }
-    double* __restrict slope = slope_.data();
-    for (std::size_t i = 0; i < n_; ++i) slope[i] = 0.0;
-    for (int j = 0; j < kStages; ++j) {
-      const double b = dop853::kB[j];
-      if (b == 0.0) continue;
-      const double* __restrict kj = stage(j);
-      for (std::size_t i = 0; i < n_; ++i) slope[i] += b * kj[i];
-    }
-    for (std::size_t i = 0; i < n_; ++i) x_new_[i] = x[i] + h * slope[i];
-  }
-
-  // DOP853's err (≤ 1: accept) for the step of size h from x to x_new_.
+  // DOP853's err (≤ 1: accept) for the step of size h from x to x_new.
   double error_norm(const State& x, double h) {
     namespace tab = dop853;
-    const double *k1 = stage(0), *k9 = stage(8), *k12 = stage(11);
+    const State& x_new = rk_.x_new();
+    const double *k1 = rk_.stage(0), *k9 = rk_.stage(8), *k12 = rk_.stage(11);
+    const State& fifth = rk_.combination(tab::kE5);
     double e5 = 0.0, e3 = 0.0;
-    for (std::size_t i = 0; i < n_; ++i) {
-      const double sk = abs_tol_ + rel_tol_ * std::max(std::abs(x[i]), std::abs(x_new_[i]));
-      double d5 = 0.0;
-      for (int j = 0; j < kStages; ++j)
-        if (tab::kE5[j] != 0.0) d5 += tab::kE5[j] * stage(j)[i];
-      const double d3 =
-          slope_[i] - tab::kB3Stage1 * k1[i] - tab::kB3Stage9 * k9[i] - tab::kB3Stage12 * k12[i];
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double sk = abs_tol_ + rel_tol_ * std::max(std::abs(x[i]), std::abs(x_new[i]));
+      const double d5 = fifth[i];
+      const double d3 = rk_.slope()[i] - tab::kB3Stage1 * k1[i] - tab::kB3Stage9 * k9[i] -
+                        tab::kB3Stage12 * k12[i];
       e5 += (d5 / sk) * (d5 / sk);
       e3 += (d3 / sk) * (d3 / sk);
     }
     double denominator = e5 + 0.01 * e3;
     if (denominator <= 0.0) denominator = 1.0;
-    return std::abs(h) * e5 / std::sqrt(static_cast<double>(n_) * denominator);
+    return std::abs(h) * e5 / std::sqrt(static_cast<double>(x.size()) * denominator);
   }
 
   double abs_tol_, rel_tol_;
   double last_error_ = 0.0;
-  bool have_first_stage_ = false;
   bool after_rejection_ = false;
-  std::size_t n_ = 0;
-  std::vector<double> k_;  // the stage derivatives, stage s at [s·n, (s + 1)·n)
-  State x_new_, x_stage_, slope_;
+  RkStages<dop853::kStages> rk_{dop853::kTableau};
 };
 
 }  // namespace cmb::detail

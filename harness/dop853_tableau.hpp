@@ -8,6 +8,8 @@
 
 #include <array>
 
+#include "harness/explicit_rk.hpp"
+
 namespace cmb::detail::dop853 {
 
 inline constexpr int kStages = 12;
@@ -92,5 +94,7 @@ inline constexpr Row kE5 = {0.1312004499419488073250102996e-01,
 inline constexpr double kB3Stage1 = 0.244094488188976377952755905512e+00;
 inline constexpr double kB3Stage9 = 0.733846688281611857341361741547e+00;
 inline constexpr double kB3Stage12 = 0.220588235294117647058823529412e-01;
+
+inline const ButcherTableau<kStages> kTableau = {kC, kA, kB};
 
 }  // namespace cmb::detail::dop853

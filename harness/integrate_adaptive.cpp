@@ -1,4 +1,5 @@
-// Error-controlled steppers: cash_karp54, dopri5, dopri87, fehlberg78, bulirsch_stoer, rosenbrock4.
+// Boost.Odeint's error-controlled steppers: cash_karp54, dopri5, fehlberg78, bulirsch_stoer,
+// rosenbrock4 (cmbench's own, dop853 and dopri87: harness/integrate_embedded_rk.cpp).
 #include <algorithm>
 #include <array>
 #include <boost/array.hpp>
@@ -8,12 +9,10 @@
 #include <limits>
 
 #include "harness/adaptive_loop.hpp"
-#include "harness/prince_dormand87.hpp"
 
 namespace cmb::detail {
 
 namespace odeint = boost::numeric::odeint;
-namespace pd87 = prince_dormand87;
 
 namespace {
 
@@ -31,49 +30,6 @@ struct ShampineRosenbrockCoefficients : odeint::default_rosenbrock_coefficients<
   const double d4 = -0.3620000000000023e-01;
 };
 using Rosenbrock4 = odeint::rosenbrock4<double, ShampineRosenbrockCoefficients>;
-
-// Prince and Dormand's RK8(7)13M (harness/prince_dormand87.hpp) on odeint's generic embedded
-// Runge–Kutta stepper, as odeint builds its own fehlberg78: 13 stages, the 8th-order solution
-// advances the state, and the error estimate weighs the stages with b − b̂ (8th minus 7th order).
-// Not FSAL: every attempted step costs 13 RHS calls, the same as fehlberg78.
-using PrinceDormand87Base =
-    odeint::explicit_error_generic_rk<13, 8, 8, 7, State, double, State, double>;
-class PrinceDormand87 : public PrinceDormand87Base {
- public:
-  PrinceDormand87()
-      : PrinceDormand87Base(stages(), row(pd87::kB), error_weights(), row(pd87::kC)) {}
-
- private:
-  template <std::size_t N>
-  static boost::array<double, N> row(const std::array<double, N>& a) {
-    boost::array<double, N> out;
-    for (std::size_t j = 0; j < N; ++j) out[j] = a[j];
-    return out;
-  }
-  static coef_a_type stages() {
-    return coef_a_type(row(pd87::kA2), row(pd87::kA3), row(pd87::kA4), row(pd87::kA5),
-                       row(pd87::kA6), row(pd87::kA7), row(pd87::kA8), row(pd87::kA9),
-                       row(pd87::kA10), row(pd87::kA11), row(pd87::kA12), row(pd87::kA13));
-  }
-  static coef_b_type error_weights() {
-    coef_b_type e;
-    for (std::size_t i = 0; i < e.size(); ++i) e[i] = pd87::kB[i] - pd87::kBHat[i];
-    return e;
-  }
-};
-
-}  // namespace
-}  // namespace cmb::detail
-
-// make_controlled (run_controlled_rk) looks a stepper's controller up here; odeint declares the
-// same error-checking controller for each of its own Runge–Kutta pairs.
-template <>
-struct boost::numeric::odeint::get_controller<cmb::detail::PrinceDormand87> {
-  using type = controlled_runge_kutta<cmb::detail::PrinceDormand87>;
-};
-
-namespace cmb::detail {
-namespace {
 
 // rosenbrock4 needs ∂f/∂x and ∂f/∂t; central differences of the method's RHS (2n + 2 calls).
 class DifferencedJacobian {
@@ -176,12 +132,6 @@ LoopOutcome run_dopri5(Method& method, const StepperSettings& settings, Vec& x,
   return run_controlled_rk<Stepper>(method, settings, x, sample_times, observer, limits);
 }
 
-LoopOutcome run_dopri87(Method& method, const StepperSettings& settings, Vec& x,
-                        const std::vector<double>& sample_times, const SampleObserver& observer,
-                        const LoopLimits& limits) {
-  return run_controlled_rk<PrinceDormand87>(method, settings, x, sample_times, observer, limits);
-}
-
 LoopOutcome run_fehlberg78(Method& method, const StepperSettings& settings, Vec& x,
                            const std::vector<double>& sample_times, const SampleObserver& observer,
                            const LoopLimits& limits) {
@@ -207,10 +157,6 @@ CMB_DEFINE_STEPPER(cash_karp54) {
 CMB_DEFINE_STEPPER(dopri5) {
   return {"dopri5", StepperKind::adaptive, 5, "Dormand-Prince 5(4), FSAL, error-controlled",
           run::run_dopri5};
-}
-CMB_DEFINE_STEPPER(dopri87) {
-  return {"dopri87", StepperKind::adaptive, 8, "Prince-Dormand 8(7) (RK8(7)13M), error-controlled",
-          run::run_dopri87};
 }
 CMB_DEFINE_STEPPER(fehlberg78) {
   return {"fehlberg78", StepperKind::adaptive, 8, "Runge-Kutta-Fehlberg 7(8), error-controlled",

@@ -13,6 +13,8 @@
 
 #include <array>
 
+#include "harness/explicit_rk.hpp"
+
 namespace cmb::detail::prince_dormand87 {
 
 // Nodes c_1 … c_13.
@@ -126,5 +128,28 @@ inline constexpr std::array<double, 13> kBHat = {13451932.0 / 455176623.0,
                                                  53011238.0 / 667516719.0,
                                                  2.0 / 45.0,
                                                  0.0};
+
+inline constexpr int kStages = 13;
+
+// The pair in the stage engine's layout (harness/explicit_rk.hpp), with kB − kBHat, the weights
+// of the error estimate.
+struct Pair {
+  ButcherTableau<kStages> tableau;
+  std::array<double, kStages> error_weights;
+};
+inline Pair make_pair() {
+  Pair p;
+  p.tableau.c = kC;
+  p.tableau.b = kB;
+  const auto set_row = [&](int i, const auto& row) {
+    for (std::size_t j = 0; j < row.size(); ++j) p.tableau.a[i][j] = row[j];
+  };
+  set_row(1, kA2), set_row(2, kA3), set_row(3, kA4), set_row(4, kA5), set_row(5, kA6);
+  set_row(6, kA7), set_row(7, kA8), set_row(8, kA9), set_row(9, kA10), set_row(10, kA11);
+  set_row(11, kA12), set_row(12, kA13);
+  for (int i = 0; i < kStages; ++i) p.error_weights[i] = kB[i] - kBHat[i];
+  return p;
+}
+inline const Pair kPair = make_pair();
 
 }  // namespace cmb::detail::prince_dormand87

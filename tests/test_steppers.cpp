@@ -135,9 +135,10 @@ TEST(Dopri87, TableauRowSumsAndQuadratureConditions) {
   EXPECT_GT(std::abs(b_hat8 - 1.0 / 8.0), 1e-5);
 }
 
-// dopri87 is not FSAL: 13 RHS calls per attempted step (the derivative at the step's start and
-// 12 further stages), whether the step is accepted or rejected.
-TEST(Dopri87, ThirteenRhsCallsPerAttemptedStep) {
+// dopri87 is not FSAL: an accepted step costs 13 RHS calls (the derivative at its start and 12
+// further stages); a rejected one 12, because the retry keeps the derivative at the unchanged
+// start (harness/dopri87.hpp).
+TEST(Dopri87, ThirteenRhsCallsPerAcceptedStepTwelvePerRejected) {
   RunConfig c;
   c.problem = "simple_pendulum";
   c.method = "index1";
@@ -147,7 +148,7 @@ TEST(Dopri87, ThirteenRhsCallsPerAttemptedStep) {
   const auto& w = r["work"];
   EXPECT_GT(w["steps_rejected"].get<long>(), 0);
   EXPECT_EQ(w["rhs_calls"].get<long>(),
-            13 * (w["steps_accepted"].get<long>() + w["steps_rejected"].get<long>()));
+            13 * w["steps_accepted"].get<long>() + 12 * w["steps_rejected"].get<long>());
 }
 
 // car_axis (rheonomic: the RHS depends on t explicitly) at constant steps dt, also for the

@@ -216,18 +216,20 @@ void AccelerationMethod::rhs(CVecRef x, VecRef dxdt, double t) {
   q_ = x.head(n_);
   v_ = x.tail(n_);
   require_finite(x.allFinite(), "the state", t);
-  problem_->forces(t, q_, v_, Q_);
-  problem_->acceleration_rhs(t, q_, v_, gamma_);
+  // One reference each for the calls below (a temporary Ref per argument costs a destructor).
+  const CVecRef q(q_), v(v_);
+  problem_->forces(t, q, v, Q_);
+  problem_->acceleration_rhs(t, q, v, gamma_);
   bool finite = Q_.allFinite() && gamma_.allFinite();
   if (dense_) {
-    problem_->mass_matrix(t, q_, M_);
-    problem_->jacobian(t, q_, J_);
+    problem_->mass_matrix(t, q, M_);
+    problem_->jacobian(t, q, J_);
     finite = finite && M_.allFinite() && J_.allFinite();
   } else {
-    finite = sparse_.evaluate(t, q_) && finite;
+    finite = sparse_.evaluate(t, q) && finite;
   }
   require_finite(finite, "the problem's M, Q, J or gamma", t);
-  if (gains_.alpha != 0.0 || gains_.beta != 0.0) add_baumgarte_terms(t, q_, v_);
+  if (gains_.alpha != 0.0 || gains_.beta != 0.0) add_baumgarte_terms(t, q, v);
   solve_accelerations(t);
   dxdt.head(n_) = v_;
   dxdt.tail(n_) = qdd_;

@@ -4,10 +4,13 @@
 // dop853_tableau_satisfies_its_order_conditions).
 #include <gtest/gtest.h>
 
+#include <boost/array.hpp>
+#include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <vector>
 
 #include "harness/dop853.hpp"
+#include "harness/dopri87.hpp"
 #include "harness/steppers.hpp"
 #include "test_support.hpp"
 
@@ -107,6 +110,65 @@ TEST(Dop853, EighthOrderWithConstantSteps) {
   const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
   EXPECT_GE(slope, 7.5) << errors.front() << " … " << errors.back();
   EXPECT_LE(slope, 9.0) << errors.front() << " … " << errors.back();
+}
+
+// Boost.Odeint's generic embedded Runge–Kutta stepper with the RK8(7)13M tableau: how dopri87 ran
+// before cmbench stepped it itself.
+namespace pd87 = detail::prince_dormand87;
+namespace odeint = boost::numeric::odeint;
+using OdeintPair = odeint::explicit_error_generic_rk<13, 8, 8, 7, std::vector<double>, double,
+                                                     std::vector<double>, double>;
+template <std::size_t N>
+boost::array<double, N> to_boost(const std::array<double, N>& a) {
+  boost::array<double, N> out;
+  for (std::size_t j = 0; j < N; ++j) out[j] = a[j];
+  return out;
+}
+OdeintPair odeint_pair() {
+  OdeintPair::coef_a_type a(to_boost(pd87::kA2), to_boost(pd87::kA3), to_boost(pd87::kA4),
+                            to_boost(pd87::kA5), to_boost(pd87::kA6), to_boost(pd87::kA7),
+                            to_boost(pd87::kA8), to_boost(pd87::kA9), to_boost(pd87::kA10),
+                            to_boost(pd87::kA11), to_boost(pd87::kA12), to_boost(pd87::kA13));
+  OdeintPair::coef_b_type error;
+  for (std::size_t i = 0; i < error.size(); ++i) error[i] = pd87::kB[i] - pd87::kBHat[i];
+  return OdeintPair(a, to_boost(pd87::kB), error, to_boost(pd87::kC));
+}
+
+// The pendulum in Cartesian-free form, θ'' = −sin θ: nonlinear, smooth, with enough variation
+// of the error over a period that the controller both grows and cuts steps.
+struct Pendulum {
+  template <class In, class Out>
+  void operator()(const In& x, Out& dxdt, double) const {
+    dxdt[0] = x[1];
+    dxdt[1] = -std::sin(x[0]);
+  }
+};
+
+// dopri87's rules are odeint's: from the same state and trial step both must accept or reject
+// the same attempts and propose the same next steps, up to rounding. The error estimate is a sum
+// of O(1) terms that cancels to about the tolerance, so its rounding is relative u / 1e-9 ≈ 1e-7
+// here; a step proposal (err to the power −1/6 or −1/8) inherits a fraction of it, and the steps
+// and states after it follow: 1e-6 relative is asked. A different rule (an exponent, a factor, a
+// threshold) changes the proposals by per cents.
+TEST(Dopri87, TakesTheStepsOfOdeintsGenericStepperAndController) {
+  using Controlled = odeint::controlled_runge_kutta<OdeintPair>;
+  Controlled reference(Controlled::error_checker_type(1e-9, 1e-9), Controlled::step_adjuster_type(),
+                       odeint_pair());
+  detail::PrinceDormand87 ours(1e-9, 1e-9);
+  std::vector<double> x_ref = {2.5, 0.0}, x = x_ref;
+  double t_ref = 0.0, t = 0.0, dt_ref = 1.0, dt = 1.0;  // a first trial far too large
+  int rejections = 0;
+  for (int attempt = 0; attempt < 60; ++attempt) {
+    const auto a = reference.try_step(Pendulum{}, x_ref, t_ref, dt_ref);
+    const auto b = ours.try_step(Pendulum{}, x, t, dt);
+    ASSERT_EQ(a, b) << "attempt " << attempt;
+    if (a == odeint::fail) ++rejections;
+    EXPECT_NEAR(dt, dt_ref, 1e-6 * dt_ref) << "attempt " << attempt;
+    EXPECT_NEAR(t, t_ref, 1e-6 * t_ref) << "attempt " << attempt;
+    for (int i = 0; i < 2; ++i) EXPECT_NEAR(x[i], x_ref[i], 1e-6) << "attempt " << attempt;
+  }
+  EXPECT_GE(rejections, 2);  // the comparison covers rejections, not only growth
+  EXPECT_GT(t, 3.0);         // and most of a period
 }
 
 }  // namespace
