@@ -1,8 +1,11 @@
 #include "harness/timing.hpp"
 
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "harness/initial_state.hpp"
 
@@ -50,14 +53,63 @@ void summarize(std::vector<double> seconds, const std::string& prefix, nlohmann:
   timing[prefix + "spread"] = mid > 0 ? width / mid : 0.0;
 }
 
-// Whether to start another repetition: at least `repeat`, then until timing_min_s of timed work,
-// none started when the total would pass timing_max_s or the wall-time limit.
-bool another(const RunConfig& c, std::size_t done, double total, double longest,
-             double limit_left) {
-  if (done >= static_cast<std::size_t>(kMaxRepeat)) return false;
-  if (done > 0 && total + longest > c.timing_max_s) return false;
+// Whether to start another repetition of a block that aims at `wanted` repetitions and
+// `min_seconds` of timed work: none past the run's caps (kMaxRepeat repetitions, timing_max_s
+// in all, the wall-time limit).
+struct BlockGoal {
+  std::size_t wanted;
+  double min_seconds;
+};
+bool another(const BlockGoal& goal, std::size_t done, double block_total, std::size_t all_done,
+             double all_total, double longest, double cap_seconds, double limit_left) {
+  if (all_done >= static_cast<std::size_t>(kMaxRepeat)) return false;
+  if (all_done > 0 && all_total + longest > cap_seconds) return false;
   if (limit_left <= 0) return false;
-  return done < static_cast<std::size_t>(c.repeat) || total < c.timing_min_s;
+  return done < goal.wanted || block_total < goal.min_seconds;
+}
+
+// The cores the calling thread may run on (its affinity mask), at most kMaxTimingCores of them;
+// empty when the mask cannot be read.
+constexpr int kMaxTimingCores = 8;
+std::vector<int> allowed_cores() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  std::vector<int> cores;
+  if (::sched_getaffinity(0, sizeof(mask), &mask) != 0) return cores;
+  for (int c = 0; c < CPU_SETSIZE && static_cast<int>(cores.size()) < kMaxTimingCores; ++c)
+    if (CPU_ISSET(c, &mask)) cores.push_back(c);
+  return cores;
+}
+
+// Pins the calling thread to one core while it lives, then gives it its former mask back.
+class PinnedToCore {
+ public:
+  explicit PinnedToCore(int core) {
+    CPU_ZERO(&previous_);
+    pinned_ = ::sched_getaffinity(0, sizeof(previous_), &previous_) == 0;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(core, &one);
+    pinned_ = pinned_ && ::sched_setaffinity(0, sizeof(one), &one) == 0;
+  }
+  ~PinnedToCore() {
+    if (pinned_) ::sched_setaffinity(0, sizeof(previous_), &previous_);
+  }
+  PinnedToCore(const PinnedToCore&) = delete;
+  PinnedToCore& operator=(const PinnedToCore&) = delete;
+
+ private:
+  cpu_set_t previous_;
+  bool pinned_ = false;
+};
+
+// A block's summary: its core, how many repetitions and the minimum of each clock.
+nlohmann::json core_block(int core, const std::vector<double>& wall, const std::vector<double>& cpu,
+                          std::size_t first) {
+  return {{"core", core},
+          {"repetitions", wall.size() - first},
+          {"min_s", *std::min_element(wall.begin() + first, wall.end())},
+          {"cpu_min_s", *std::min_element(cpu.begin() + first, cpu.end())}};
 }
 
 }  // namespace
@@ -80,16 +132,34 @@ nlohmann::json timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
   double total = 0.0, longest = 0.0;
   const double limit = run.config.limits.wall_time_limit;
   auto limit_left = [&] { return limit > 0 ? limit - seconds_since(start) : 1.0; };
+  // One block of repetitions per core the thread may use, each pinned to its core: a core that
+  // another guest's load slows down for seconds (seen on this project's 2-core machines: one
+  // core 1.5× slower than the other for minutes) cannot make every repetition slow.
+  const std::vector<int> cores = allowed_cores();
+  const std::size_t blocks = std::max<std::size_t>(1, cores.size());
+  const BlockGoal goal{(static_cast<std::size_t>(run.config.repeat) + blocks - 1) / blocks,
+                       run.config.timing_min_s / static_cast<double>(blocks)};
   method.stats().set_enabled(false);
-  while (another(run.config, wall.size(), total, longest, limit_left())) {
-    method.pack(0.0, q0, v0, x);
-    const double cpu0 = thread_cpu_seconds();
-    const auto t0 = std::chrono::steady_clock::now();
-    integrate(method, *run.stepper, run.settings, x, run.sample_times, nullptr, run.config.limits);
-    wall.push_back(seconds_since(t0));
-    cpu.push_back(thread_cpu_seconds() - cpu0);
-    total += wall.back();
-    longest = std::max(longest, wall.back());
+  for (std::size_t b = 0; b < blocks; ++b) {
+    std::optional<PinnedToCore> pin;
+    if (cores.size() > 1) pin.emplace(cores[b]);
+    const std::size_t first = wall.size();
+    double block_total = 0.0;
+    while (another(goal, wall.size() - first, block_total, wall.size(), total, longest,
+                   run.config.timing_max_s, limit_left())) {
+      method.pack(0.0, q0, v0, x);
+      const double cpu0 = thread_cpu_seconds();
+      const auto t0 = std::chrono::steady_clock::now();
+      integrate(method, *run.stepper, run.settings, x, run.sample_times, nullptr,
+                run.config.limits);
+      wall.push_back(seconds_since(t0));
+      cpu.push_back(thread_cpu_seconds() - cpu0);
+      total += wall.back();
+      block_total += wall.back();
+      longest = std::max(longest, wall.back());
+    }
+    if (cores.size() > 1 && wall.size() > first)
+      timing["cores"].push_back(core_block(cores[b], wall, cpu, first));
   }
   method.stats().set_enabled(true);
   if (limit > 0 && limit_left() <= 0)

@@ -2,8 +2,10 @@
 // without observer (the same step sequence as the instrumented run), on the wall clock and on
 // the thread's CPU clock, at least `repeat` of them and more until they add up to timing_min_s
 // (so that fast runs are timed over many repetitions, as benchmark tools do), none started past
-// timing_max_s. The record's timing block gives minimum, median and maximum of each clock and
-// their spread, the interquartile range over the median (the range below 4 repetitions). A campaign
+// timing_max_s. They come in one block per core the thread may use, each pinned to its core (a
+// core slowed by another guest's load cannot slow them all). The record's timing block gives
+// minimum, median and maximum of each clock and their spread, the interquartile range over the
+// median (the range below 4 repetitions), and each block's core and minima. A campaign
 // takes them one run at a time after its parallel pass (harness/campaign_runner.cpp), so that no
 // other work shares the machine.
 #pragma once

@@ -2,6 +2,7 @@
 // on the wall and CPU clocks; a campaign takes them one run at a time after its parallel pass,
 // and a stop during that pass loses nothing.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 
 #include "campaign_support.hpp"
 #include "cli_runner.hpp"
+#include "test_support.hpp"
 
 namespace cmb::test {
 namespace {
@@ -39,6 +41,59 @@ TEST(Timing, RepetitionsRunUntilTheMinimumTimeAndStopAtTheCap) {
   }
   EXPECT_EQ(timing("--repeat 5 --timing-max 0")["repetitions"], 1);  // the cap: one, no more
   EXPECT_EQ(timing("--repeat 0")["repetitions"], 0);
+}
+
+// The repetitions come in one block per core the thread may use, each block pinned to its core
+// (so that a core slowed down by another guest's load cannot make all of them slow); the record
+// gives each block's core, repetitions and minima, the overall minima are the smallest of them,
+// and the thread's affinity mask is what it was before. With one core there are no blocks.
+TEST(Timing, RepetitionsAreSplitOverTheCoresAndTheMaskIsRestored) {
+  cpu_set_t before;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof(before), &before), 0);
+  RunConfig c;
+  c.problem = "simple_pendulum";
+  c.method = "index1";
+  c.stepper = "rk4";
+  c.dt = 0.01;
+  c.repeat = 4;
+  c.timing_min_s = 0.02;
+  auto timing_of = [&] {
+    PreparedRun run = prepare_run(c);
+    return run_with_reference(run).record["timing"];
+  };
+  const json timing = timing_of();
+  cpu_set_t after;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof(after), &after), 0);
+  EXPECT_TRUE(CPU_EQUAL(&before, &after));
+
+  cpu_set_t first_only;
+  CPU_ZERO(&first_only);
+  for (int core = 0; core < CPU_SETSIZE; ++core)
+    if (CPU_ISSET(core, &before)) {
+      CPU_SET(core, &first_only);
+      break;
+    }
+  ASSERT_EQ(::sched_setaffinity(0, sizeof(first_only), &first_only), 0);
+  const json pinned = timing_of();
+  ::sched_setaffinity(0, sizeof(before), &before);
+  EXPECT_FALSE(pinned.contains("cores"));
+  EXPECT_GE(pinned["repetitions"].get<int>(), 4);
+
+  const int cores = CPU_COUNT(&before);
+  if (cores < 2) GTEST_SKIP() << "one core: no blocks to compare";
+  ASSERT_TRUE(timing.contains("cores"));
+  ASSERT_EQ(timing["cores"].size(), static_cast<std::size_t>(std::min(cores, 8)));
+  int repetitions = 0;
+  double wall_min = 1e300, cpu_min = 1e300;
+  for (const json& block : timing["cores"]) {
+    EXPECT_GE(block["repetitions"].get<int>(), 4 / cores);  // each its share of --repeat
+    repetitions += block["repetitions"].get<int>();
+    wall_min = std::min(wall_min, block["min_s"].get<double>());
+    cpu_min = std::min(cpu_min, block["cpu_min_s"].get<double>());
+  }
+  EXPECT_EQ(repetitions, timing["repetitions"].get<int>());
+  EXPECT_EQ(wall_min, timing["min_s"].get<double>());
+  EXPECT_EQ(cpu_min, timing["cpu_min_s"].get<double>());
 }
 
 // The timing pass (after the parallel one, one run at a time): every ok record ends timed on
