@@ -66,7 +66,6 @@ void SparseKktSolver::bind(const Problem& problem, bool identity_mass) {
   for (const auto& [r, c] : jac.positions) slot_.push_back(position(r, c));
   ldlt_.analyze(K_);
   longest_factor_row_ = ldlt_.longest_row();
-  rhs_.setZero(n_ + m_);
   solution_.setZero(n_ + m_);
   multiplier_diagonal_.clear();
   for (int r = 0; r < m_; ++r) multiplier_diagonal_.push_back(position(n_ + r, n_ + r));
@@ -278,9 +277,8 @@ bool SparseKktSolver::solve_regularized(CVecRef Q, CVecRef gamma, double pivot_t
 }
 
 void SparseKktSolver::solve_factorized(CVecRef Q, CVecRef gamma, VecRef qdd, VecRef lambda) {
-  rhs_.head(n_) = Q;
-  rhs_.tail(m_) = gamma;
-  solution_ = rhs_;
+  solution_.head(n_) = Q;
+  solution_.tail(m_) = gamma;
   ldlt_.solve_in_place(solution_.data());
   qdd = solution_.head(n_);
   lambda = solution_.tail(m_);

@@ -104,6 +104,7 @@ class SparseKktSolver {
    private:
     std::vector<int> row_pattern_;        // for each row k of L, its columns in solve order
     std::vector<int> row_pattern_start_;  // row k's columns: [start[k], start[k + 1])
+    std::vector<int> row_slot_;           // position in L's values of each row_pattern_ entry
     Vec y_;                               // the row being eliminated (all zero between calls)
   };
 
@@ -114,7 +115,7 @@ class SparseKktSolver {
   // Per coordinate i, the (constraint row r, value position of J(r, i)) pairs.
   std::vector<std::vector<std::pair<int, int>>> jacobian_columns_;
   Ldlt ldlt_;
-  Vec rhs_, solution_, row_work_, bound_work_;
+  Vec solution_, row_work_, bound_work_;
   std::vector<int> touched_, mark_;  // coordinates of the JᵀJ row being accumulated
   double last_pivot_ratio_ = 1.0;
   int longest_factor_row_ = 0;

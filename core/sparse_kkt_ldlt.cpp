@@ -30,6 +30,20 @@ void SparseKktSolver::Ldlt::analyze(const Eigen::SparseMatrix<double>& upper) {
     row_pattern_.insert(row_pattern_.end(), row.begin() + top, row.end());
     row_pattern_start_.push_back(static_cast<int>(row_pattern_.size()));
   }
+  // Where each entry of L goes: Eigen's factorization appends l_ki to column i in the order of
+  // k, so its position, and the part of column i filled before it, are fixed by the pattern.
+  // Recorded once, with L's row indices, they spare the factorization its bookkeeping.
+  const int* Lp = m_matrix.outerIndexPtr();
+  int* Li = m_matrix.innerIndexPtr();
+  std::vector<int> filled(size, 0);
+  row_slot_.resize(row_pattern_.size());
+  for (int k = 0; k < size; ++k)
+    for (int t = row_pattern_start_[k]; t < row_pattern_start_[k + 1]; ++t) {
+      const int i = row_pattern_[t];
+      row_slot_[t] = Lp[i] + filled[i]++;
+      Li[row_slot_[t]] = k;
+    }
+  for (int i = 0; i < size; ++i) m_nonZerosPerCol[i] = filled[i];
   y_.setZero(size);
 }
 
@@ -43,16 +57,16 @@ int SparseKktSolver::Ldlt::longest_row() const {
 void SparseKktSolver::Ldlt::factorize_in_place(const Eigen::SparseMatrix<double>& upper) {
   const int size = static_cast<int>(upper.rows());
   const int* Lp = m_matrix.outerIndexPtr();
-  int* Li = m_matrix.innerIndexPtr();
+  const int* Li = m_matrix.innerIndexPtr();
   double* Lx = m_matrix.valuePtr();
   const int* Ap = upper.outerIndexPtr();
   const int* Ai = upper.innerIndexPtr();
   const double* Ax = upper.valuePtr();
+  const int* slot = row_slot_.data();
   double* y = y_.data();
   m_diag.resize(size);
   bool ok = true;
   for (int k = 0; k < size; ++k) {
-    m_nonZerosPerCol[k] = 0;
     for (int a = Ap[k]; a < Ap[k + 1]; ++a)
       if (Ai[a] <= k) y[Ai[a]] += Ax[a];
     double d = y[k] * m_shiftScale + m_shiftOffset;
@@ -62,13 +76,9 @@ void SparseKktSolver::Ldlt::factorize_in_place(const Eigen::SparseMatrix<double>
       const double yi = y[i];
       y[i] = 0.0;
       const double l_ki = yi / m_diag[i];
-      const int p2 = Lp[i] + m_nonZerosPerCol[i];
-      int p = Lp[i];
-      for (; p < p2; ++p) y[Li[p]] -= Lx[p] * yi;
+      for (int p = Lp[i]; p < slot[t]; ++p) y[Li[p]] -= Lx[p] * yi;  // column i above row k
       d -= l_ki * yi;
-      Li[p] = k;
-      Lx[p] = l_ki;
-      ++m_nonZerosPerCol[i];
+      Lx[slot[t]] = l_ki;
     }
     m_diag[k] = d;
     if (d == 0.0) {

@@ -144,7 +144,8 @@ _NESTED = {"files", "problem_params", "method_params"}
 def tidy_rows(records):
     """One flat dict per record: the report's row fields (results.flatten) without nested values,
     plus problem.<param> and method.<param> for every parameter value the record carries,
-    stepper.<field> for the stepper's settings and work.<counter> for the method's counters."""
+    stepper.<field> for the stepper's settings, work.<counter> for the method's counters and
+    error.<output>, the largest absolute error of each scored output over the samples."""
     from . import results
     rows = []
     for record in records:
@@ -160,6 +161,9 @@ def tidy_rows(records):
             row[name] = work.get(name)
         for name, value in (work.get("method") or {}).items():
             row[f"work.{name}"] = value
+        outputs = (((record.get("metrics") or {}).get("error") or {}).get("outputs")) or {}
+        for name, value in outputs.items():
+            row[f"error.{name}"] = value.get("max_abs") if isinstance(value, dict) else None
         row["samples"] = record.get("samples")
         row["timing_repetitions"] = (record.get("timing") or {}).get("repetitions")
         rows.append(row)

@@ -88,6 +88,10 @@ def test_campaign_from_a_dict_and_its_tidy_frame(tmp_path):
     # Every parameter value the records carry is a column, defaults included.
     assert set(frame.loc[frame.problem == "n_pendulum", "problem.N"]) == {3}
     assert set(frame.loc[frame.method == "baumgarte", "method.omega0"]) == {30}
+    # error.<output>: each scored output's largest error over the samples; max_error is the
+    # largest of them.
+    outputs = [c for c in frame.columns if c.startswith("error.")]
+    assert outputs and (frame[outputs].max(axis=1) == frame.max_error).all()
     # RK4: 4 RHS calls per step, t_end/dt steps.
     rk4 = frame[frame.stepper == "rk4"]
     assert (rk4.rhs_calls == 4 * (rk4.t_end / rk4["stepper.dt"]).round().astype(int)).all()
