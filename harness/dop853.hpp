@@ -52,8 +52,7 @@ class Dop853 {
     double next = dt / std::max(1.0 / kMaxGrowth, std::min(kMaxShrink, fac11 / kSafety));
     if (after_rejection_) next = std::min(next, dt);
     after_rejection_ = false;
-    x.swap(rk_.x_new());
-    rk_.forget_first_stage();
+    rk_.advance(x);
     t += dt;
     dt = next;
     return boost::numeric::odeint::success;
@@ -66,8 +65,7 @@ class Dop853 {
   template <class System>
   void do_step(System system, State& x, double t, double dt) {
     rk_.compute(system, x, t, dt);
-    x.swap(rk_.x_new());
-    rk_.forget_first_stage();
+    rk_.advance(x);
   }
 
  private:

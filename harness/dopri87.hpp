@@ -35,8 +35,7 @@ class PrinceDormand87 {
       dt *= std::isfinite(err) ? std::max(0.9 * std::pow(err, -1.0 / 6.0), 0.2) : 0.2;
       return boost::numeric::odeint::fail;
     }
-    x.swap(rk_.x_new());
-    rk_.forget_first_stage();
+    rk_.advance(x);
     t += dt;
     if (err < 0.5) dt *= 0.9 * std::pow(std::max(err, std::pow(5.0, -8.0)), -1.0 / 8.0);
     return boost::numeric::odeint::success;
@@ -46,8 +45,7 @@ class PrinceDormand87 {
   template <class System>
   void do_step(System system, State& x, double t, double dt) {
     rk_.compute(system, x, t, dt);
-    x.swap(rk_.x_new());
-    rk_.forget_first_stage();
+    rk_.advance(x);
   }
 
  private:

@@ -32,6 +32,12 @@ class RkStages {
   // The state moved (an accepted step, or a method's projection): the first stage is stale.
   void forget_first_stage() { have_first_stage_ = false; }
 
+  // Accepts the last compute(): x becomes its solution (x's old storage is reused next time).
+  void advance(State& x) {
+    x.swap(x_new_);
+    have_first_stage_ = false;
+  }
+
   // The stages of a step of size h from (t, x), the solution x_new() and its slope Σ b_j k_j.
   template <class System>
   void compute(System& system, const State& x, double t, double h) {
@@ -54,7 +60,7 @@ class RkStages {
 
   const double* stage(int s) const { return k_.data() + static_cast<std::size_t>(s) * n_; }
   const State& slope() const { return slope_; }
-  State& x_new() { return x_new_; }
+  const State& x_new() const { return x_new_; }
   std::size_t size() const { return n_; }
 
  private:

@@ -137,7 +137,7 @@ struct Pair {
   ButcherTableau<kStages> tableau;
   std::array<double, kStages> error_weights;
 };
-inline Pair make_pair() {
+inline Pair pair_for_the_stage_engine() {
   Pair p;
   p.tableau.c = kC;
   p.tableau.b = kB;
@@ -150,6 +150,6 @@ inline Pair make_pair() {
   for (int i = 0; i < kStages; ++i) p.error_weights[i] = kB[i] - kBHat[i];
   return p;
 }
-inline const Pair kPair = make_pair();
+inline const Pair kPair = pair_for_the_stage_engine();
 
 }  // namespace cmb::detail::prince_dormand87
