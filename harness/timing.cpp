@@ -54,15 +54,17 @@ void summarize(std::vector<double> seconds, const std::string& prefix, nlohmann:
 }
 
 // Whether to start another repetition of a block that aims at `wanted` repetitions and
-// `min_seconds` of timed work: none past the run's caps (kMaxRepeat repetitions, timing_max_s
-// in all, the wall-time limit).
+// `min_seconds` of timed work, with at most `most` of them (its share of kMaxRepeat, so that a
+// fast run reaching the cap is still timed on every core): none past timing_max_s in all or the
+// wall-time limit.
 struct BlockGoal {
   std::size_t wanted;
   double min_seconds;
+  std::size_t most;
 };
 bool another(const BlockGoal& goal, std::size_t done, double block_total, std::size_t all_done,
              double all_total, double longest, double cap_seconds, double limit_left) {
-  if (all_done >= static_cast<std::size_t>(kMaxRepeat)) return false;
+  if (done >= goal.most) return false;
   if (all_done > 0 && all_total + longest > cap_seconds) return false;
   if (limit_left <= 0) return false;
   return done < goal.wanted || block_total < goal.min_seconds;
@@ -138,7 +140,8 @@ nlohmann::json timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
   const std::vector<int> cores = allowed_cores();
   const std::size_t blocks = std::max<std::size_t>(1, cores.size());
   const BlockGoal goal{(static_cast<std::size_t>(run.config.repeat) + blocks - 1) / blocks,
-                       run.config.timing_min_s / static_cast<double>(blocks)};
+                       run.config.timing_min_s / static_cast<double>(blocks),
+                       static_cast<std::size_t>(kMaxRepeat) / blocks};
   method.stats().set_enabled(false);
   for (std::size_t b = 0; b < blocks; ++b) {
     std::optional<PinnedToCore> pin;
