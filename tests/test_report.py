@@ -13,9 +13,11 @@ modules on real and synthetic results.
    a run whose data belong to other gains: large deviation).
 3. Synthetic rows for the rules behind the figures: series grouping (gain variants and
    perturbations apart, dt/tol sweeps together), the convergence fit (rejects O(1) errors,
-   errors at the reference's accuracy, non-monotone sweeps and absurd slopes; recovers a known
-   order), faceting and naming in panels with more than 8 series, and branch_switch counted as
-   a failure everywhere.
+   errors at the reference's accuracy, non-monotone sweeps, local slopes that disagree by more
+   than 0.5 and absurd slopes; recovers a known order; fits the maximum error over the samples
+   where the records have it — sweeps generated with hypothesis, and issue #25's crank_rocker
+   ali3p case), faceting and naming in panels with more than 8 series, and branch_switch
+   counted as a failure everywhere.
 4. Bad input (copies of the smoke campaign's results, damaged): nothing to report — a missing
    or empty directory, a truncated results.json, a results.json of the wrong shape — is one
    line on stderr naming the file, exit 2; a bad part — run entries of the wrong shape among
@@ -35,6 +37,7 @@ import sys
 import tempfile
 
 import numpy as np
+from hypothesis import assume, given, settings, strategies as st
 
 from cmbench import plot, report, results, tables
 from cmbench.figures import baumgarte as baumgarte_figures, runs as run_figures
@@ -143,7 +146,7 @@ def smoke(cmbench, tmp):
     # The smoke campaign sweeps two step sizes: in range, but too few for an order.
     conv = open(os.path.join(out, "convergence_table.md")).read()
     check(re.search(r"\| simple_pendulum \| index1 \| rk4 \| 4 \|[^\n]*\| 2 of 2 \| "
-                    r"no fit \(fewer than 3 points\) \|", conv) is not None,
+                    r"[0-9.]+ \| no fit \(fewer than 3 points\) \|", conv) is not None,
           "RK4 on the pendulum (two step sizes) should read 'no fit (fewer than 3 points)':\n"
           + conv)
 
@@ -514,6 +517,150 @@ def test_fit_rules():
           f"output_scale: {results.flatten(rec)['output_scale']}, expected the median 0.53")
 
 
+# Local slopes: generated sweeps (hypothesis, derandomized: the same cases on every run). The
+# functions assert, so pytest runs them as they are; main() runs them through asserting().
+PROPERTY_SETTINGS = settings(max_examples=300, derandomize=True, deadline=None, database=None)
+SPREAD_MARGIN = 1e-6  # sweeps this close to the bound are left out: rounding may tip them
+
+
+def sweep(dt0, ratio, first_error, slopes):
+    """Points [(dt, error)] at dt0·ratio^i whose local slopes are `slopes`."""
+    points = [(dt0, first_error)]
+    for s in slopes:
+        dt, e = points[-1]
+        points.append((dt * ratio, e * ratio ** s))
+    return points
+
+
+def in_range(points):
+    """fit_order's points with every error in the asymptotic range: the reference's accuracy
+    a hundredth of the smallest error, 1 % of the output scale 1000× the largest."""
+    low, high = min(e for _, e in points), max(e for _, e in points)
+    return [(dt, e, low / 100, high * 1e5) for dt, e in points]
+
+
+@PROPERTY_SETTINGS
+@given(slopes=st.lists(st.floats(0.6, 7.0), min_size=2, max_size=5),
+       ratio=st.floats(1.2, 4.0), dt0=st.floats(1e-5, 1e-2),
+       exponent=st.floats(-12.0, -4.0))
+def test_fit_needs_agreeing_local_slopes(slopes, ratio, dt0, exponent):
+    """Errors rising with dt at chosen local slopes (all ≥ 0.6, so monotone and any mean of
+    them above MIN_ORDER): a fit exactly when largest − smallest ≤ SLOPE_SPREAD, and then
+    between the smallest and the largest (the least-squares slope is their weighted mean); a
+    refusal naming the slopes and their spread otherwise."""
+    assume(abs(max(slopes) - min(slopes) - run_figures.SLOPE_SPREAD) > SPREAD_MARGIN)
+    points = sweep(dt0, ratio, 10 ** exponent, slopes)
+    slope, reason, classes = run_figures.fit_order(in_range(points), None)
+    measured = run_figures.local_slopes(points)
+    assert max(abs(a - b) for a, b in zip(measured, slopes)) < 1e-9, (measured, slopes)
+    spread = max(measured) - min(measured)
+    if spread > run_figures.SLOPE_SPREAD:
+        assert slope is None and classes == ["unfitted"] * len(points), (slope, classes)
+        assert reason == (f"local slopes {run_figures.format_slopes(measured)} differ by "
+                          f"{spread:.2f} > {run_figures.SLOPE_SPREAD:g}"), reason
+    else:
+        assert reason is None and classes == ["fitted"] * len(points), (reason, classes)
+        assert min(slopes) - 1e-9 <= slope <= max(slopes) + 1e-9, (slope, slopes)
+
+
+NOISE = 0.08
+# Each log error is off its power law by at most −log(1 − NOISE), so each local slope (step
+# ratio 2) by at most twice that over log 2, the spread by at most four times: 0.48 < 0.5, a
+# fit; and the fit, a weighted mean of the local slopes, is within 0.241 of p.
+NOISE_SLOPE_BOUND = 2 * -math.log(1 - NOISE) / math.log(2)
+
+
+@PROPERTY_SETTINGS
+@given(p=st.floats(1.0, 6.0), n=st.integers(3, 6), exponent=st.floats(-11.0, -4.0),
+       noise=st.lists(st.floats(-NOISE, NOISE), min_size=6, max_size=6))
+def test_fit_of_a_noisy_power_law(p, n, exponent, noise):
+    """C·dt^p·(1 + η), |η| ≤ 0.08, at dt halving: always a fit, within NOISE_SLOPE_BOUND of p."""
+    dts = [1e-3 * 2.0 ** -i for i in range(n)][::-1]
+    points = [(dt, 10 ** exponent * (dt / dts[-1]) ** p * (1 + eta))
+              for dt, eta in zip(dts, noise)]
+    slope, reason, _ = run_figures.fit_order(in_range(points), round(p))
+    assert reason is None and abs(slope - p) <= NOISE_SLOPE_BOUND, (p, slope, reason)
+
+
+def oscillating_records(p, phase, depth):
+    """A sweep of 5 runs at dt = 2 ms … 0.125 ms whose maximum error over the samples is
+    1e-9·(dt/0.125 ms)^p, and whose final error is that times 10^-(2 + depth·(1 + sin(phase +
+    2.1 i))): a final time at which the leading error term passes near zero, at another phase
+    of it for each step (100 to 10^(2 + 2·depth) times below the maximum)."""
+    recs = []
+    for i in range(5):
+        dt = 0.000125 * 2 ** i
+        largest = 1e-9 * 2.0 ** (p * i)
+        rec = record("crank_rocker", "ali3p", "dae", {"dt": dt}, order=2,
+                     error=largest * 10 ** -(2 + depth * (1 + math.sin(phase + 2.1 * i))))
+        rec["metrics"]["error"]["max_abs"] = largest
+        recs.append(rec)
+    return recs
+
+
+@PROPERTY_SETTINGS
+@given(p=st.floats(1.0, 4.0), phase=st.floats(0.0, 2 * math.pi), depth=st.floats(0.0, 0.4))
+def test_fits_use_the_maximum_error(p, phase, depth):
+    """Records with the maximum error over the samples are fitted on it: order p. Without it
+    (older records) the final error is fitted, and a fit through it has agreeing local
+    slopes; disagreeing ones are a refusal that says so."""
+    recs = oscillating_records(p, phase, depth)
+    (fit,) = run_figures.convergence_fits([results.flatten(r) for r in recs])
+    assert fit["error"] == "max_error" and abs(fit["slope"] - p) < 1e-9, fit
+    for r in recs:
+        r["metrics"]["error"]["max_abs"] = None
+    (fit,) = run_figures.convergence_fits([results.flatten(r) for r in recs])
+    spread = max(fit["local_slopes"]) - min(fit["local_slopes"])
+    assert fit["error"] == "final_error", fit["error"]
+    if fit["slope"] is not None:
+        assert spread <= run_figures.SLOPE_SPREAD, fit
+    elif min(fit["local_slopes"]) > 0 and spread > run_figures.SLOPE_SPREAD:
+        assert fit["reason"].startswith("local slopes"), fit["reason"]
+
+
+# The committed integrators set, crank_rocker with ali3p (second order), dt = 0.125 … 2 ms: the
+# final error at t = 10 and the maximum error over the samples.
+ALI3P_CRANK_ROCKER = [(0.000125, 2.044e-08, 2.012e-06), (0.00025, 7.492e-08, 7.935e-06),
+                      (0.0005, 2.421e-07, 3.08e-05), (0.001, 5.052e-07, 0.0001157),
+                      (0.002, 1.691e-06, 0.0004052)]
+
+
+def test_issue_case():
+    """Issue #25's case: fitted on the maximum error, order 2 ± 0.2 (the last local slope, 1.81,
+    is the farthest from 2: the fit, their weighted mean, is nearer); on the final error a
+    refusal naming its local slopes and their spread (1.06 … 1.87); the caption, the table's
+    title and its header name the error fitted."""
+    recs = []
+    for dt, final, largest in ALI3P_CRANK_ROCKER:
+        rec = record("crank_rocker", "ali3p", "dae", {"dt": dt}, order=2, accuracy=1e-9,
+                     error=final)
+        rec["metrics"]["error"]["max_abs"] = largest
+        recs.append(rec)
+    (fit,) = run_figures.convergence_fits([results.flatten(r) for r in recs])
+    assert fit["error"] == "max_error" and fit["slope"] is not None \
+        and abs(fit["slope"] - 2) <= 0.2, (fit["slope"], fit["reason"])
+    points = [(dt, final, 1e-9, None) for dt, final, _ in ALI3P_CRANK_ROCKER]
+    slope, reason, _ = run_figures.fit_order(points, 2)
+    assert slope is None and \
+        reason == "local slopes 1.87, 1.69, 1.06, 1.74 differ by 0.81 > 0.5", (slope, reason)
+    with tempfile.TemporaryDirectory() as out:
+        conv = run_figures.convergence([results.flatten(r) for r in recs], out)
+        table = open(os.path.join(out, "convergence_table.md")).read()
+    assert conv["caption"].startswith("Maximum error over the samples against the step size") \
+        and conv["tables"][0]["title"] == "Observed orders (maximum error over the samples)" \
+        and "local slopes (max error over samples)" in table \
+        and "| 1.98, 1.96, 1.91, 1.81 |" in table, table
+
+
+def asserting(test):
+    """Run a test that asserts (a hypothesis test reports its smallest failing case); its
+    failure is a failed check."""
+    try:
+        test()
+    except Exception as e:  # noqa: BLE001 - any failure of the property is reported
+        check(False, f"{test.__name__}: {type(e).__name__}: {e}")
+
+
 METHODS = ["index1", "baumgarte", "projection", "coordinate_partitioning", "svd_null_space",
            "udwadia_kalaba", "gauss_qp", "augmented_lagrangian"]
 
@@ -793,6 +940,9 @@ def main():
         bad_input(tmp)
     test_grouping()
     test_fit_rules()
+    for test in (test_fit_needs_agreeing_local_slopes, test_fit_of_a_noisy_power_law,
+                 test_fits_use_the_maximum_error, test_issue_case):
+        asserting(test)
     test_crowded_panels()
     test_branch_switch()
     if failures:

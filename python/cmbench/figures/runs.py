@@ -107,10 +107,10 @@ def _named_series(panel, points):
     return [s["key"] for s in panel["series"] if s["key"] in chosen], note
 
 
-def error_label(problem):
-    """'final error [m, m/s]': the largest absolute error over the scored outputs at t_end, in
-    the outputs' units (cmbench.names.error_unit)."""
-    return "final error" + names.bracket(names.error_unit(problem))
+def error_label(problem, what="final error"):
+    """'final error [m, m/s]': the largest absolute error over the scored outputs at t_end (or
+    the error named by `what`), in the outputs' units (cmbench.names.error_unit)."""
+    return what + names.bracket(names.error_unit(problem))
 
 
 def _panel_problem(panel):
@@ -359,6 +359,12 @@ LARGE_FRACTION = 1e-2
 MIN_POINTS = 3
 MIN_ORDER = 0.5
 ORDER_MARGIN = 2
+SLOPE_SPREAD = 0.5
+
+# The errors a convergence fit can use (flatten's columns): name in the caption and table title,
+# and the axis label.
+FIT_ERRORS = {"max_error": ("maximum error over the samples", "max error over samples"),
+              "final_error": ("final error", "final error")}
 
 
 def point_class(error, accuracy, scale):
@@ -399,8 +405,12 @@ def fit_order(points, nominal, failed=0):
     - error < 1 % of the outputs' typical magnitude (1e-2 absolute without one): a larger error
       is O(1), the run has left the neighbourhood where its error expands in powers of dt.
     At least MIN_POINTS = 3 such points are needed (two always lie on a line; a third tests
-    the power law), and their error must fall strictly as dt falls. The least-squares slope of
-    log error on log dt must then lie in [0.5, nominal + 2]: monotone points make it positive,
+    the power law), and their error must fall strictly as dt falls. Their local slopes (of log
+    error on log dt between neighbouring points) must agree: largest minus smallest at most
+    SLOPE_SPREAD = 0.5. The least-squares slope is a weighted mean of the local slopes with
+    positive weights, so each of them then lies within 0.5 of the reported order; a wider
+    spread means the points follow no single power law (docs/report.md: why 0.5). The
+    least-squares slope must then lie in [0.5, nominal + 2]: monotone points make it positive,
     but under 0.5 the error hardly depends on dt (a perturbation or model error dominates, no
     stepper of order ≥ 1 is measured), and over nominal + 2 the terms of the expansion are
     still cancelling (a vanishing leading coefficient shows order nominal + 1, not + 3).
@@ -414,6 +424,8 @@ def fit_order(points, nominal, failed=0):
         reason = _too_few(classes, failed)
     elif any(later <= earlier for (_, earlier), (_, later) in zip(usable, usable[1:])):
         reason = "not monotone in dt"
+    elif slope_spread(usable) > SLOPE_SPREAD:
+        reason = _disagreeing_slopes(usable)
     else:
         slope = plot.loglog_fit([p[0] for p in usable], [p[1] for p in usable])[0]
         if not MIN_ORDER <= slope <= (nominal + ORDER_MARGIN if nominal else math.inf):
@@ -422,23 +434,69 @@ def fit_order(points, nominal, failed=0):
     return slope, reason, [in_range if c == "in range" else c for c in classes]
 
 
+def local_slopes(points):
+    """Slopes of log error on log dt between neighbouring points [(dt, error)] (positive
+    errors, distinct dt), in the points' order."""
+    return [math.log(e2 / e1) / math.log(dt2 / dt1)
+            for (dt1, e1), (dt2, e2) in zip(points, points[1:])]
+
+
+def slope_spread(points):
+    """Largest minus smallest local slope of points [(dt, error)] (0 for fewer than three)."""
+    slopes = local_slopes(points)
+    return max(slopes) - min(slopes) if slopes else 0.0
+
+
+def format_slopes(slopes):
+    return ", ".join(f"{s:.2f}" for s in slopes)
+
+
+def _disagreeing_slopes(points):
+    return (f"local slopes {format_slopes(local_slopes(points))} differ by "
+            f"{slope_spread(points):.2f} > {SLOPE_SPREAD:g}")
+
+
+def _convergence_sweeps(rows):
+    """The fixed-step series (results.group_series) that sweep at least two step sizes against
+    a reference."""
+    sweeps = []
+    for s in results.group_series(rows):
+        if s["kind"] == "fixed" and len({r["dt"] for r in s["runs"] if r["dt"]}) >= 2 and \
+                not all(r["reference_kind"] in (None, "none") for r in s["runs"]):
+            sweeps.append(s)
+    return sweeps
+
+
+def fitted_error(sweeps):
+    """The error the convergence fits use, one for the whole result set (figure and table name
+    it): "max_error", the largest error over the samples, when every successful run with a
+    reference error records it, else "final_error". The final error is the error at one time,
+    t_end: where the leading error term passes near a zero there (an oscillating error), it is
+    far below the error elsewhere and set by higher-order terms, and it converges erratically;
+    the maximum over the samples is about dt^p times the largest leading error term."""
+    measured = [r for s in sweeps for r in ok(s["runs"]) if r["final_error"] is not None]
+    return "max_error" if all(r["max_error"] is not None for r in measured) else "final_error"
+
+
 def convergence_fits(rows):
     """Observed orders of the fixed-step series (results.group_series) that sweep at least two
-    step sizes against a reference: the series dict plus "points" [(dt, error, class)] of its
-    successful runs, "failed" (runs of another status), "dts", "slope" (None without a fit)
-    and "reason"."""
+    step sizes against a reference, all fitted on one error (fitted_error): the series dict
+    plus "error" (its column), "points" [(dt, error, class)] of its successful runs, "failed"
+    (runs of another status), "dts", "local_slopes" (between neighbouring points in the
+    asymptotic range, increasing dt), "slope" (None without a fit) and "reason"."""
+    sweeps = _convergence_sweeps(rows)
+    column = fitted_error(sweeps)
     fits = []
-    for s in results.group_series(rows):
+    for s in sweeps:
         dts = sorted({r["dt"] for r in s["runs"] if r["dt"]})
-        if s["kind"] != "fixed" or len(dts) < 2 or \
-                all(r["reference_kind"] in (None, "none") for r in s["runs"]):
-            continue
-        measured = sorted((r["dt"], r["final_error"], r["reference_accuracy"], r["output_scale"])
-                          for r in ok(s["runs"]) if r["final_error"] is not None)
+        measured = sorted((r["dt"], r[column], r["reference_accuracy"], r["output_scale"])
+                          for r in ok(s["runs"]) if r[column] is not None)
         failed = len(s["runs"]) - len(ok(s["runs"]))
         slope, reason, classes = fit_order(measured, s["order"], failed)
-        fits.append(dict(s, points=[(dt, e, c) for (dt, e, _, _), c in zip(measured, classes)],
-                         failed=failed, dts=dts, slope=slope, reason=reason))
+        points = [(dt, e, c) for (dt, e, _, _), c in zip(measured, classes)]
+        in_range = [(dt, e) for dt, e, c in points if c in ("fitted", "unfitted")]
+        fits.append(dict(s, error=column, points=points, failed=failed, dts=dts,
+                         local_slopes=local_slopes(in_range), slope=slope, reason=reason))
     return fits
 
 
@@ -465,7 +523,7 @@ def _named_fits(panel):
 def _range_lines(ax, panel):
     """A dashed line at each bound of the asymptotic range that leaves a point of the panel out
     (when all runs of the panel share it), so the figure shows why a point is hollow."""
-    runs = [r for f in panel["series"] for r in ok(f["runs"]) if r["final_error"] is not None]
+    runs = [r for f in panel["series"] for r in ok(f["runs"]) if r[f["error"]] is not None]
     classes = {p[2] for f in panel["series"] for p in f["points"]}
     bounds = [("floor", {FLOOR_FACTOR * (r["reference_accuracy"] or 0.0) for r in runs},
                f"{FLOOR_FACTOR}× reference accuracy", "bottom"),
@@ -512,23 +570,65 @@ def _draw_convergence_panel(ax, panel, styles, title_width):
     ax.xaxis.set_minor_formatter(plot.null_formatter())
     ax.set_title(plot.display_title(panel, title_width) + (f"\n{note}" if note else ""))
     ax.set_xlabel("step size dt [s]")
-    ax.set_ylabel(error_label(_panel_problem(panel)))
+    ax.set_ylabel(error_label(_panel_problem(panel), FIT_ERRORS[panel["series"][0]["error"]][1]))
     ax.grid(True, which="major", alpha=0.3)
     plot.number_legend(ax, orders, "p")
 
 
-CONVERGENCE_HEADER = ["problem", "method", "stepper", "nominal order", "dt range",
-                      "points in range", "observed order"]
+def convergence_header(column):
+    """The convergence table's header; the local slopes' column names the error fitted
+    (FIT_ERRORS)."""
+    what = FIT_ERRORS[column][1]
+    return ["problem", "method", "stepper", "nominal order", "dt range", "points in range",
+            f"local slopes ({what})", "observed order"]
 
 
 def convergence_table(fits):
+    """One row per fit (convergence_header): its local slopes in increasing dt, and the
+    observed order or 'no fit (reason)'."""
     return [[f["case_label"], f["variant"], f["stepper"],
              "–" if f["order"] is None else str(f["order"]),
              f"{f['dts'][0]:g} … {f['dts'][-1]:g}",
              f"{sum(1 for p in f['points'] if p[2] in ('fitted', 'unfitted'))} of "
              f"{len(f['points'])}",
+             format_slopes(f["local_slopes"]) or "–",
              f"{f['slope']:.3f}" if f["slope"] is not None else f"no fit ({f['reason']})"]
             for f in fits]
+
+
+ERROR_DEFINITIONS = {
+    "max_error": "the maximum error over the samples is the largest absolute error over the "
+                 "scored outputs and the sample times at which the reference has a value (the "
+                 "final error, taken at one time, can fall near a zero of an oscillating error "
+                 "and converge erratically)",
+    "final_error": "the final error is the largest absolute error over the scored outputs at "
+                   "t_end (the records give no maximum over the samples)"}
+
+
+def _convergence_caption(column, crowded):
+    what = FIT_ERRORS[column][0]
+    caption = (
+        f"{what[0].upper() + what[1:]} against the step size of the fixed-step steppers "
+        "(log-log), one line per series (a method variant and stepper on one problem case); "
+        f"{ERROR_DEFINITIONS[column]}. The observed order p, "
+        "the least-squares slope of log error on log dt, is fitted only through points in "
+        f"the asymptotic range — error above {FLOOR_FACTOR}× the reference's accuracy and "
+        f"below {LARGE_FRACTION:.0%} of the output scale (the median |reference value| of the "
+        f"scored outputs at t_end); dashed lines mark these bounds where they leave points "
+        f"out — from at least {MIN_POINTS} points whose error falls with dt and whose local "
+        "slopes (between neighbouring step sizes; in the table) differ by at most "
+        f"{SLOPE_SPREAD:g}, and kept only within [{MIN_ORDER:g}, nominal + {ORDER_MARGIN}]. "
+        "The small legend in a panel gives p of each fitted series by its marker and colour "
+        "(the figure's legend names the methods); series without a fit are not listed there, "
+        "and a panel without such a legend has no fitted order (the reasons are in the "
+        "table). Filled markers: points in a fit; hollow: the rest. Errors are in the units "
+        "of the problem's outputs.")
+    if crowded:
+        caption += (f" A panel with more than {plot.MAX_SERIES} series names "
+                    f"{plot.MAX_SERIES} in colour (those with a fitted order first, then "
+                    "others spread over the errors at the smallest step) and draws the rest "
+                    "light grey; every series is in the table.")
+    return caption
 
 
 @style.figure_function
@@ -560,30 +660,15 @@ def convergence(rows, results_dir):
         entries.append(("not named (grey)", style.grey_style({"marker": "o"}), "both"))
     style.finish(fig, entries)
     files = plot.save(fig, results_dir, "convergence")
-    table = convergence_table(fits)
+    column = fits[0]["error"]
+    header, table = convergence_header(column), convergence_table(fits)
     with open(f"{results_dir}/convergence_table.md", "w") as f:
-        f.write(plot.markdown_table(CONVERGENCE_HEADER, table))
-    caption = (
-        "Final error against the step size of the fixed-step steppers (log-log), one line per "
-        "series (a method variant and stepper on one problem case). The observed order p, "
-        "the least-squares slope of log error on log dt, is fitted only through points in "
-        f"the asymptotic range — error above {FLOOR_FACTOR}× the reference's accuracy and "
-        f"below {LARGE_FRACTION:.0%} of the output scale (the median |reference value| of the "
-        f"scored outputs at t_end); dashed lines mark these bounds where they leave points "
-        f"out — from at least {MIN_POINTS} points "
-        "whose error falls with dt, and kept only within [0.5, nominal + 2]. The small "
-        "legend in a panel gives p of each fitted series by its marker and colour (the "
-        "figure's legend names the methods); series without a fit are not listed there, and a "
-        "panel without such a legend has no fitted order (the reasons are in the table). Filled markers: points in a fit; hollow: the rest. Errors "
-        "are in the units of the problem's outputs.")
-    if crowded:
-        caption += (f" A panel with more than {plot.MAX_SERIES} series names "
-                    f"{plot.MAX_SERIES} in colour (those with a fitted order first, then "
-                    "others spread over the errors at the smallest step) and draws the rest "
-                    "light grey; every series is in the table.")
-    return result("convergence", "Observed order of convergence", caption, files,
-                  [{"title": "Observed orders", "md": "convergence_table.md", "tex": None,
-                    "header": CONVERGENCE_HEADER, "rows": table}],
+        f.write(plot.markdown_table(header, table))
+    return result("convergence", "Observed order of convergence",
+                  _convergence_caption(column, crowded), files,
+                  [{"title": f"Observed orders ({FIT_ERRORS[column][0]})",
+                    "md": "convergence_table.md", "tex": None,
+                    "header": header, "rows": table}],
                   data={(f["case_label"], f["variant"], f["stepper"]): f["slope"]
                         for f in fits})
 
