@@ -54,6 +54,10 @@ struct BranchIndicator {
   std::string meaning;  // e.g. "side of C relative to the line BD (elbow up > 0)"
   Kind kind = Kind::sign;
   double tolerance = 0.0;  // kind value: the largest |b(q) − b(q0)| still on the branch
+  // Kind value: the largest |db/dt| along the motion still on the branch (0: not checked). On
+  // the branch b stays at b0, so its rate stays near 0; a state whose velocity points off the
+  // branch (a jump at a singular passage) shows here at once, long before b itself moves.
+  double rate_tolerance = 0.0;
 };
 
 // Receives the nonzero entries of a sparse matrix one by one (see Problem::jacobian_entries).

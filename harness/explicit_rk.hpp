@@ -61,7 +61,6 @@ class RkStages {
   const double* stage(int s) const { return k_.data() + static_cast<std::size_t>(s) * n_; }
   const State& slope() const { return slope_; }
   const State& x_new() const { return x_new_; }
-  std::size_t size() const { return n_; }
 
  private:
   // A stage derivative as the system sees it: a view of one row of k_.

@@ -14,6 +14,7 @@
 
 #include "core/errors.hpp"
 #include "core/method.hpp"
+#include "core/params.hpp"
 #include "core/problem.hpp"
 #include "core/schur_kkt.hpp"
 #include "core/types.hpp"
@@ -30,6 +31,13 @@ class TransposeProductSink : public SparseSink {
   const Vec& y_;
   VecRef out_;
 };
+
+// The `multipliers` parameter of both index-3 integrators (Index3Terms::sample_values).
+inline ParamSpec multipliers_param() {
+  return choice_param("multipliers", {"kkt", "scheme"},
+                      "what samples report as q̈ and λ: the KKT solution at the step's (q, v), or "
+                      "the scheme's iterates (rounding grows like 1/h²)");
+}
 
 // Ends the run with status singular unless a factorization's pivot ratio (smallest over largest
 // |u_kk|) exceeds threshold; `what` names the integrator and the matrix.
@@ -153,6 +161,21 @@ class Index3Terms {
     for (int j = 0; j < n_; ++j)
       for (int i = 0; i < m_; ++i)
         if (J_(i, j) != 0.0) T.col(j) += (weights(i) * J_(i, j)) * Jt_.col(i);
+  }
+
+  // What a sample reports as q̈ and λ (Integrator::rhs). An index-3 scheme fixes q_{n+1} through
+  // Φ = 0, so the rounding of q (ε·ℓ) reaches its q̈ and λ amplified by about 1/h² (1/(βh²) for
+  // generalized-α, the penalty α ∝ 1/h² for ali3p): below some step their error grows again.
+  // With `recover` the sample reports the KKT solution at the state's (q, v) instead — as
+  // accurate as q and v, without that amplification — and the scheme's iterates where that
+  // system cannot be solved. `unique` says whether λ is the only solution there.
+  void sample_values(double t, CVecRef q, CVecRef v, CVecRef qdd_scheme, CVecRef lambda_scheme,
+                     bool recover, Vec& qdd, Vec& lambda, bool& unique) {
+    unique = true;
+    if (recover && kkt_start(t, q, v, qdd, lambda, unique).empty()) return;
+    qdd = qdd_scheme;
+    lambda = lambda_scheme;
+    unique = true;
   }
 
   // The consistent start: q̈ and λ of [M Jᵀ; J 0][q̈; λ] = [Q; γ] at (t, q, v). Where J has lost
