@@ -12,7 +12,7 @@ import cmbench
 
 CLI = os.environ["CMBENCH"]
 SOURCE = os.environ["CMB_SOURCE_DIR"]
-DEFAULT_RESULTS = os.path.join(SOURCE, "results", "default", "2026-11-25_b8412db08a78")
+DEFAULT_RESULTS = os.path.join(SOURCE, "results", "default", "2026-11-27_24879888e99b")
 
 
 def cli(*args):
