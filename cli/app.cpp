@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
       "cmbench: swap constraint-enforcement methods on the same mechanism and stepper, "
       "and measure accuracy, drift, energy and cost."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "cmbench " + version_text());
+  app.set_version_flag("--version", version_line());
   const std::vector<Command> commands = {add_list_command(app),  add_describe_command(app),
                                          add_run_command(app),   add_campaign_command(app),
                                          add_merge_command(app), add_compare_command(app)};

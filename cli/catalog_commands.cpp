@@ -20,6 +20,8 @@ std::string capability_text(const Capabilities& c) {
   if (c.nonholonomic) items.push_back("nonholonomic");
   if (c.drift_free) items.push_back("drift-free");
   if (c.inequality) items.push_back("inequality");
+  if (c.approximate())
+    items.push_back("approximate accelerations (closer as " + c.approximation_param + " grows)");
   return items.empty() ? "-" : join(items, ", ");
 }
 

@@ -8,7 +8,8 @@
 #   cmbench_add_executable(NAME [METHODS file...] [PROBLEMS file...] [STEPPERS file...]
 #                          [INTEGRATORS file...] [SOURCES file...])
 #     NAME is the full cmbench command line (list, describe, run, campaign, merge, compare) with
-#     the catalog's entries and the listed ones.
+#     the catalog's entries and the listed ones. Its records and --version name its own build
+#     (build type, flags, compiler) beside the cmbench libraries'.
 #   cmbench_add_conformance_tests(NAME [METHODS ...] [PROBLEMS ...] [STEPPERS ...]
 #                                 [INTEGRATORS ...] [SOURCES file...])
 #     NAME is a GoogleTest executable running cmbench's conformance suites (every method x every
@@ -81,6 +82,51 @@ function(_cmbench_write_entries name out_file)
   configure_file("${_CMBENCH_HELPERS_DIR}/cmbench_entries.cpp.in" "${out_file}" @ONLY)
 endfunction()
 
+# `text` with the characters that end or split a generator expression's argument escaped.
+function(_cmbench_genex_literal out text)
+  string(REPLACE ">" "$<ANGLE-R>" text "${text}")
+  string(REPLACE "," "$<COMMA>" text "${text}")
+  string(REPLACE ";" "$<SEMICOLON>" text "${text}")
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# Adds to target `name` a generated source defining cmb::record_program_build(), which names the
+# program to the harness with its build: the build type and the
+# flags its own translation units are compiled with — CMAKE_CXX_FLAGS, CMAKE_CXX_FLAGS_<CONFIG>
+# and the target's compile options, its dependencies' included — and the compiler. Deferred to
+# the end of the calling directory: the flag variables are read with the values that directory
+# ends with, which are those CMake compiles its targets with (a project may set them after the
+# call). The generated main() calls it first; the harness records the build in every run's
+# context and prints it for --version, beside the cmbench libraries' own (harness/context.hpp).
+function(_cmbench_add_program_build name)
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(multi_config)
+    set(configs ${CMAKE_CONFIGURATION_TYPES})
+  else()
+    set(configs "${CMAKE_BUILD_TYPE}")
+  endif()
+  set(flags "${CMAKE_CXX_FLAGS}")
+  foreach(config IN LISTS configs)
+    string(TOUPPER "${config}" upper)
+    _cmbench_genex_literal(config_flags "${CMAKE_CXX_FLAGS_${upper}}")
+    string(APPEND flags " $<$<CONFIG:${config}>:${config_flags}>")
+  endforeach()
+  string(APPEND flags " $<JOIN:$<TARGET_PROPERTY:${name},COMPILE_OPTIONS>, >")
+  set(compiler "${CMAKE_CXX_COMPILER_ID}-${CMAKE_CXX_COMPILER_VERSION}")
+  set(source "${CMAKE_CURRENT_BINARY_DIR}/${name}_build_$<CONFIG>.cpp")
+  file(GENERATE OUTPUT "${source}" CONTENT
+"// Generated for ${name} by cmake/cmbenchHelpers.cmake; do not edit.
+#include \"harness/context.hpp\"
+
+namespace cmb {
+void record_program_build() {
+  set_program_build(\"${name}\", {R\"cmb($<CONFIG>)cmb\", R\"cmb(${flags})cmb\", \"${compiler}\"});
+}
+}  // namespace cmb
+")
+  target_sources(${name} PRIVATE "${source}")
+endfunction()
+
 function(cmbench_add_executable name)
   cmake_parse_arguments(ARG "" "" "METHODS;PROBLEMS;STEPPERS;INTEGRATORS;SOURCES" ${ARGN})
   set(entries "${CMAKE_CURRENT_BINARY_DIR}/${name}_entries.cpp")
@@ -90,6 +136,7 @@ function(cmbench_add_executable name)
                          ${ARG_SOURCES} "${entries}"
                          "${_CMBENCH_HELPERS_DIR}/cmbench_cli_main.cpp")
   target_link_libraries(${name} PRIVATE cmbench::cli)
+  cmake_language(EVAL CODE "cmake_language(DEFER CALL _cmbench_add_program_build [[${name}]])")
 endfunction()
 
 function(cmbench_add_conformance_tests name)

@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "core/params.hpp"
@@ -25,6 +26,29 @@ struct Capabilities {
   bool nonholonomic = false;  // velocity-level rows A_nh v = c
   bool drift_free = false;    // Φ = 0 and ψ = 0 held to a tolerance by construction
   bool inequality = false;    // unilateral rows g(q) ≥ 0
+  // Accelerations approximate by design (a pure penalty method: q̈ is O(1/α) off the KKT
+  // solution): the numeric parameter that tightens the approximation as it grows, and
+  // increasing values of it for the conformance suite to sweep. The method then states its own
+  // error bounds (Method::approximation_bounds). Empty for exact methods, which the suite holds
+  // to 1e-9 (docs/extending.md, "Approximate methods").
+  std::string approximation_param;
+  std::vector<double> approximation_sweep;
+  bool approximate() const { return !approximation_param.empty(); }
+};
+
+// A bound on the distance of a result of the last rhs call from the KKT solution at that state
+// (∞-norm, in the result's units): what the approximation leaves, which shrinks as its
+// parameter grows, and what rounding may add, which usually grows with it.
+struct ErrorBound {
+  double approximation = 0.0;
+  double rounding = 0.0;
+  double total() const { return approximation + rounding; }
+};
+
+// On q̈, and on the constraint force Jᵀλ (determined even where λ is not: redundant rows).
+struct ApproximationBounds {
+  ErrorBound accelerations;     // ‖q̈ − q̈*‖∞
+  ErrorBound constraint_force;  // ‖Jᵀλ − Jᵀλ*‖∞
 };
 
 // Work counters and diagnostics a method reports; names are the JSON keys in "work.method".
@@ -91,6 +115,12 @@ class Method {
   // λ from the last rhs call, and whether it is unique (full row rank of J).
   virtual const Vec& multipliers() const = 0;
   virtual bool multipliers_unique() const { return true; }
+
+  // For a method that declares approximate accelerations (Capabilities::approximation_param):
+  // bounds on the errors of the last rhs call, which it derives from its parameters and the
+  // state. Exact methods: zero. Called by the conformance suite after rhs, never in a run; it
+  // may allocate.
+  virtual ApproximationBounds approximation_bounds() const { return {}; }
 
   const Params& params() const { return params_; }
   // Parameters as recorded in results: the given ones plus values the method derived from them.

@@ -50,7 +50,10 @@ json capabilities_json(const Capabilities& c) {
           {"singular", c.singular},
           {"nonholonomic", c.nonholonomic},
           {"drift_free", c.drift_free},
-          {"inequality", c.inequality}};
+          {"inequality", c.inequality},
+          {"approximate", c.approximate() ? json{{"param", c.approximation_param},
+                                                 {"sweep", c.approximation_sweep}}
+                                          : json()}};
 }
 
 json method_json(const MethodEntry& e) {

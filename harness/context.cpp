@@ -4,6 +4,7 @@
 #include <boost/version.hpp>
 #include <ctime>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -31,7 +32,46 @@ std::string cpu_model() {
   return "unknown";
 }
 
+// The generated flags join CMake variables and options, some of them empty: one space between
+// words, none at the ends, so that equal builds record equal strings.
+std::string single_spaced(const std::string& text) {
+  std::istringstream words(text);
+  std::string word, out;
+  while (words >> word) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
+struct ProgramBuild {
+  std::string name = "cmbench";
+  BuildFacts build = library_build();
+  bool own = false;  // built by cmbench_add_executable, not one of cmbench's executables
+};
+
+ProgramBuild& program() {
+  static ProgramBuild the_program;
+  return the_program;
+}
+
+// "Release, -O3 -DNDEBUG", saying so when a part is empty (a project without a build type).
+std::string build_text(const BuildFacts& b) {
+  return (b.build_type.empty() ? std::string("no build type") : b.build_type) + ", " +
+         (b.flags.empty() ? std::string("no flags") : b.flags);
+}
+
+nlohmann::json build_json(const BuildFacts& b) {
+  return {{"build_type", b.build_type}, {"compiler", b.compiler}, {"flags", b.flags}};
+}
+
 }  // namespace
+
+BuildFacts library_build() {
+  return {build_info::build_type, single_spaced(build_info::flags), build_info::compiler};
+}
+
+void set_program_build(const std::string& name, BuildFacts build) {
+  build.flags = single_spaced(build.flags);
+  program() = {name, std::move(build), true};
+}
 
 std::string utc_timestamp() {
   const std::time_t now = std::time(nullptr);
@@ -44,16 +84,29 @@ std::string utc_timestamp() {
 
 std::string version_text() {
   return std::string(build_info::version) + " (git " + build_info::git_sha + ", " +
-         build_info::build_type + ")";
+         build_text(library_build()) + ")";
 }
 
+std::string version_line() {
+  const ProgramBuild& p = program();
+  if (!p.own) return "cmbench " + version_text();
+  return p.name + " (" + build_text(p.build) + ", " + p.build.compiler + ") on cmbench " +
+         version_text();
+}
+
+// build_type, compiler and flags are the executable's that ran (its own translation units: an
+// out-of-tree program's methods and problems); cmbench_build is that of the cmbench libraries
+// it links. For cmbench's own executables the two are the same.
 nlohmann::json run_context() {
+  const ProgramBuild& p = program();
   return {
       {"cmbench_version", build_info::version},
       {"git_sha", build_info::git_sha},
-      {"build_type", build_info::build_type},
-      {"compiler", build_info::compiler},
-      {"flags", build_info::flags},
+      {"program", p.name},
+      {"build_type", p.build.build_type},
+      {"compiler", p.build.compiler},
+      {"flags", p.build.flags},
+      {"cmbench_build", build_json(library_build())},
       {"cpu", cpu_model()},
       {"hardware_threads", std::thread::hardware_concurrency()},
       {"libraries",

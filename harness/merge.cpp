@@ -56,11 +56,15 @@ void check_same_origin(const std::vector<ResultsFile>& inputs) {
     if (doc["campaign_file"] != first["campaign_file"])
       throw InputError("'" + inputs[i].name + "' comes from a different campaign file than '" +
                        inputs.front().name + "' (use --force to merge anyway)");
-    for (const char* key : {"git_sha", "build_type", "compiler", "flags"})
-      if (doc["context"][key] != first["context"][key])
+    // cmbench_build is optional (older records, hand-made files): absent reads as null.
+    for (const char* key : {"git_sha", "build_type", "compiler", "flags", "cmbench_build"}) {
+      const json here = doc["context"].value(key, json()),
+                 there = first["context"].value(key, json());
+      if (here != there)
         throw InputError("'" + inputs[i].name + "' was produced by a different build (" + key +
-                         ": " + doc["context"][key].dump() + " vs " + first["context"][key].dump() +
+                         ": " + here.dump() + " vs " + there.dump() +
                          "; use --force to merge anyway)");
+    }
   }
 }
 

@@ -27,7 +27,8 @@ struct MergeSummary {
 // its input, so that out_dir is a complete result set that every figure can be drawn from.
 // Every input is validated first (harness/results_file.hpp: a malformed file, or a run key
 // recorded twice in one file, is an InputError naming the file and the JSON path). Refuses
-// inputs from different campaign files or builds (git sha, build type, compiler, flags) unless
+// inputs from different campaign files or builds (git sha; build type, compiler and flags of the
+// program and of the cmbench libraries it links) unless
 // `force`. A run in several inputs (a shard merged twice, an earlier merge merged again, two
 // campaigns sharing runs) is kept once, the first record, if its records are identical apart
 // from timing and context (when, where and how fast it ran); records that differ otherwise are

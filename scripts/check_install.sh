@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # CI check of the installable package: installs the build (scripts/build.sh's) into a temporary
-# prefix, builds examples/out_of_tree against it with find_package(cmbench), runs its tests (the
-# conformance suites over the catalog plus its own method and problem), runs its method on two
-# catalog problems and a catalog method on its problem, and its campaign with a report.
+# prefix, builds examples/out_of_tree against it with find_package(cmbench) and no build type
+# (checking that it builds Release and that its records say so: tests/check_program_build.py),
+# runs its tests (the conformance suites over the catalog plus its own method and problem), runs
+# its method on two catalog problems and a catalog method on its problem, and its campaign with
+# a report.
 # Usage: scripts/check_install.sh [WORK_DIR]   (default: a new temporary directory, removed after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,12 +13,14 @@ work="${1:-$(mktemp -d)}"
 [ $# -ge 1 ] || trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
 cmake --install build --prefix "$prefix" >/dev/null
+# Configured as the documentation says, with no build type: the package makes it Release, and
+# the example's records and --version must say so with the flags that compiled its own files.
 cmake -S examples/out_of_tree -B "$work/example" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_BUILD_TYPE=Release >/dev/null
+  -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 cmake --build "$work/example" -j2
 (cd "$work/example" && ctest -j2 --output-on-failure | tail -n 3)
 bench="$work/example/mybench"
-"$bench" --version
+/usr/bin/python3 tests/check_program_build.py "$work/example" Release
 # Read the whole listing first: grep -q stops at the first match, and with pipefail the writer's
 # SIGPIPE would fail the pipeline whenever the listing is longer than one pipe write.
 methods="$("$bench" list methods)"

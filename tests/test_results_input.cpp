@@ -174,6 +174,23 @@ TEST(ResultsInput, CompareAndMergeRefuseAKeyRecordedTwiceInOneFile) {
   fs::remove_all(dir);
 }
 
+// Inputs from different builds are refused unless --force: the program's build fields and the
+// cmbench libraries' (context.cmbench_build), which an out-of-tree program records apart.
+TEST(ResultsInput, MergeRefusesInputsWhoseLibrariesWereBuiltDifferently) {
+  const fs::path dir = scratch("builds");
+  json o3 = results_doc({run_record("a")}), o0 = results_doc({run_record("b")});
+  o3["context"]["cmbench_build"] = {{"build_type", "Release"}, {"flags", "-O3"}};
+  o0["context"]["cmbench_build"] = {{"build_type", ""}, {"flags", ""}};
+  const std::string s1 = put(dir, "s1", o3), s2 = put(dir, "s2", o0);
+  const CliResult refused = cli("merge " + s1 + " " + s2 + " --out " + (dir / "m").string());
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_TRUE(says(refused, "was produced by a different build (cmbench_build: "))
+      << refused.output;
+  const CliResult forced = cli("merge " + s1 + " " + s2 + " --force --out " + (dir / "f").string());
+  EXPECT_EQ(forced.exit_code, 0) << forced.output;
+  fs::remove_all(dir);
+}
+
 // The same run in two inputs is kept once (the first record) when both records are identical
 // apart from timing and context; when they differ otherwise, neither is right by default: exit 2
 // naming the key and both files, even with --force.

@@ -90,7 +90,7 @@ PYBIND11_MODULE(_core, m) {
       internal((cmb::summary_line(e.summary()) + "; " + e.what()).c_str());
     }
   });
-  m.def("version", &cmb::version_text, "cmbench's version, git sha and build type");
+  m.def("version", &cmb::version_text, "cmbench's version, git sha, build type and flags");
   m.def("catalog", &catalog, py::arg("what") = "");
   m.def("describe", &describe, py::arg("id"), py::arg("params") = "{}");
   m.def("run", &run, py::arg("request"), py::arg("series") = false);

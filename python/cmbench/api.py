@@ -51,7 +51,8 @@ def _call(function, *args):
 
 
 def version():
-    """cmbench's version, git sha and build type, e.g. '0.2.0 (git 1a2b3c4d5e6f, Release)'."""
+    """cmbench's version, git sha, build type and flags, e.g.
+    '0.2.0 (git 1a2b3c4d5e6f, Release, -O3 -DNDEBUG)'."""
     return _core().version()
 
 

@@ -134,8 +134,14 @@ def run_counts(rows):
 def context_blocks(doc, rows):
     ctx = doc.get("context") or {}
     libs = ", ".join(f"{k} {v}" for k, v in sorted((ctx.get("libraries") or {}).items()))
-    items = [f"build: `{ctx.get('git_sha')}` ({ctx.get('build_type')}, {ctx.get('compiler')}, "
-             f"flags `{ctx.get('flags')}`)",
+    build = (f"build: `{ctx.get('git_sha')}` ({ctx.get('build_type')}, {ctx.get('compiler')}, "
+             f"flags `{ctx.get('flags')}`)")
+    library = ctx.get("cmbench_build")
+    if ctx.get("program", "cmbench") != "cmbench" and isinstance(library, dict):
+        # A program of its own (cmbench_add_executable): the build above is its own files'.
+        build += (f" for `{ctx['program']}`; cmbench libraries ({library.get('build_type')}, "
+                  f"flags `{library.get('flags')}`)")
+    items = [build,
              f"machine: {ctx.get('cpu')}, {ctx.get('hardware_threads')} hardware threads",
              f"libraries: {libs or '–'}", f"date: {ctx.get('date')}",
              run_counts(rows)]
