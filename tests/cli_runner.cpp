@@ -19,8 +19,10 @@ CliResult run_shell(const std::string& command) {
 
 }  // namespace
 
-CliResult cli(const std::string& args) {
-  return run_shell(std::string(CMB_CLI_PATH) + " " + args + " 2>&1");
+CliResult cli(const std::string& args) { return cli_of(CMB_CLI_PATH, args); }
+
+CliResult cli_of(const std::string& program, const std::string& args) {
+  return run_shell(program + " " + args + " 2>&1");
 }
 
 CliResult cli_in(const std::string& dir, const std::string& args) {

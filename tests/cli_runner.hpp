@@ -11,6 +11,8 @@ struct CliResult {
 };
 
 CliResult cli(const std::string& args);
+// The same with another program built on cmbench's command line (CMB_STUCK_CLI_PATH, ...).
+CliResult cli_of(const std::string& program, const std::string& args);
 // The same with `dir` as the working directory.
 CliResult cli_in(const std::string& dir, const std::string& args);
 
