@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <string>
 
 namespace cmb::test {
 
@@ -19,8 +20,15 @@ CliResult run_shell(const std::string& command) {
 
 }  // namespace
 
-CliResult cli(const std::string& args) {
-  return run_shell(std::string(CMB_CLI_PATH) + " " + args + " 2>&1");
+CliResult cli(const std::string& args) { return cli_of(CMB_CLI_PATH, args); }
+
+CliResult cli_of(const std::string& program, const std::string& args) {
+  return run_shell(program + " " + args + " 2>&1");
+}
+
+CliResult cli_cpu_limited(int cpu_seconds, const std::string& args) {
+  return run_shell("ulimit -t " + std::to_string(cpu_seconds) + " && " + std::string(CMB_CLI_PATH) +
+                   " " + args + " 2>&1");
 }
 
 CliResult cli_in(const std::string& dir, const std::string& args) {

@@ -11,6 +11,11 @@ struct CliResult {
 };
 
 CliResult cli(const std::string& args);
+// The same with another program built on cmbench's command line (CMB_STUCK_CLI_PATH, ...).
+CliResult cli_of(const std::string& program, const std::string& args);
+// cli() under a CPU-time limit (ulimit -t): a command that would not end is killed by SIGXCPU and
+// fails (exit code not 0) instead of hanging, and the machine's load does not count.
+CliResult cli_cpu_limited(int cpu_seconds, const std::string& args);
 // The same with `dir` as the working directory.
 CliResult cli_in(const std::string& dir, const std::string& args);
 

@@ -213,26 +213,35 @@ TEST(Cli, AStepThatDoesNotAdvanceTimeEndsTheRunAtOnce) {
   EXPECT_NE(r.output.find("1 steps accepted"), std::string::npos) << r.output;
 }
 
-// One step of gauss_qp (a dense active-set QP per call) at N = 500 (n = 1000) takes seconds,
-// longer than the limit: the watchdog stops the run at limit + margin (1 s + 2.05 s), writes its
-// record with status time_limit, exit 1.
+// A run stuck inside its first step (the test-only method stuck_in_step sleeps there for 60 s) is
+// stopped by the watchdog at limit + margin (1 s + 2.05 s): record written with status
+// time_limit, exit 1. Nothing depends on the machine's speed: the watchdog must not fire before
+// 3.05 s, and it fired before the step ended when the record carries its message (a run that got
+// past the step would have been stopped by the check between steps, with another message).
 TEST(Cli, TheWatchdogStopsARunStuckInsideAStep) {
   const std::filesystem::path dir = temp_path("watchdog");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const auto start = std::chrono::steady_clock::now();
-  const CliResult r =
-      cli("run --problem n_pendulum --param N=500 --method gauss_qp "
-          "--stepper rk4 --dt 0.001 --time-limit 1 --out " +
+  const CliResult r = cmb::test::cli_of(
+      CMB_STUCK_CLI_PATH,
+      "run --problem simple_pendulum --method stuck_in_step --param seconds=60 --stepper rk4 "
+      "--dt 0.001 --time-limit 1 --out " +
           (dir / "record.json").string());
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_GE(took.count(), 3.05);
-  EXPECT_LT(took.count(), 3.05 + 2.0) << "stopped too late";  // startup and writing the record
+  EXPECT_NE(r.output.find("stuck_in_step: blocking inside the first step"), std::string::npos)
+      << r.output;
+  EXPECT_GE(took.count(), 3.05) << "stopped before limit + margin";
   std::ifstream in(dir / "record.json");
   const auto record = nlohmann::json::parse(in);
   EXPECT_EQ(record["status"], "time_limit");
-  EXPECT_EQ(record["key"], "n_pendulum[N=500]/gauss_qp/rk4/dt=0.001");
+  EXPECT_EQ(record["key"], "simple_pendulum/stuck_in_step[seconds=60]/rk4/dt=0.001");
+  EXPECT_NE(
+      record["message"].get<std::string>().find("the run was stopped 3.05 s after it started"),
+      std::string::npos)
+      << record["message"];
+  EXPECT_FALSE(record.contains("metrics")) << "the run got past its stuck step";
   std::filesystem::remove_all(dir);
 }
 

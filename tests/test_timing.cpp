@@ -32,7 +32,8 @@ TEST(Timing, RepetitionsRunUntilTheMinimumTimeAndStopAtTheCap) {
   };
   const auto until = timing("--repeat 1 --timing-min 0.05");
   EXPECT_GE(until["total_s"].get<double>(), 0.05);
-  EXPECT_GT(until["repetitions"].get<int>(), 1);
+  // More than --repeat, unless the one repetition took the minimum by itself (a loaded machine).
+  EXPECT_TRUE(until["repetitions"].get<int>() > 1 || until["min_s"].get<double>() >= 0.05) << until;
   for (const char* clock : {"", "cpu_"}) {
     const std::string c = clock;
     EXPECT_LE(until[c + "min_s"].get<double>(), until[c + "median_s"].get<double>());
