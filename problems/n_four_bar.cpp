@@ -18,8 +18,9 @@
 // never by 0.1 rad — so the run could end ok with the jump's error (0.2 m and 239 J at N = 40).
 // Measured over 176 runs to 20 s (N = 2 and 4; 11 method configurations × 8 steppers): the 50
 // that end ok peak at |θ̇_i − θ̇_0| ≤ 1e-4 rad/s in 44 runs and at 1.3e-4 … 4.4e-3 rad/s in 6
-// (max errors 3e-7 … 7e-5 m); before the rate check, 3 more ended ok, with peaks of 0.011 …
-// 0.057 rad/s and errors of 8e-4 … 7e-3 m from one jump that Baumgarte's stabilization undid.
+// (max errors 3e-7 … 7e-5 m); with a rate tolerance of 0.1 rad/s, 3 more ended ok, with peaks
+// of 0.011 … 0.057 rad/s and errors of 8e-4 … 7e-3 m from one jump that Baumgarte's
+// stabilization undid.
 // Parameters: N (1 … 1000, default 40), t_end (default 20 s).
 #include <cmath>
 
