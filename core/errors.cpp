@@ -32,6 +32,19 @@ const char* to_string(RunStatus status) {
   return "unknown";
 }
 
+std::optional<RunStatus> run_status_from(const std::string& text) {
+  for (int i = 0; i <= static_cast<int>(RunStatus::crashed); ++i)
+    if (text == to_string(static_cast<RunStatus>(i))) return static_cast<RunStatus>(i);
+  return std::nullopt;
+}
+
+std::string run_status_names() {
+  std::string names;
+  for (int i = 0; i <= static_cast<int>(RunStatus::crashed); ++i)
+    names += (i ? ", " : "") + std::string(to_string(static_cast<RunStatus>(i)));
+  return names;
+}
+
 void require_finite(bool finite, const char* what, double t) {
   if (finite) return;
   std::ostringstream msg;

@@ -2,6 +2,7 @@
 // written). Numerical failures end one run with a recorded status; a campaign goes on.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -28,6 +29,12 @@ enum class RunStatus {
 };
 
 const char* to_string(RunStatus status);
+
+// The status spelled `text` (as to_string writes it); nullopt for any other text.
+std::optional<RunStatus> run_status_from(const std::string& text);
+
+// Every status, in declaration order (for messages that list the valid ones).
+std::string run_status_names();
 
 class NumericalFailure : public std::runtime_error {
  public:

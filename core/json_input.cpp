@@ -1,5 +1,7 @@
 #include "core/json_input.hpp"
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <vector>
 
@@ -59,6 +61,25 @@ json parse_json_input(const std::string& text, const std::string& origin) {
   } catch (const json::exception& e) {  // syntax errors, and numbers beyond double range
     throw InputError(origin + " is not valid JSON: " + e.what());
   }
+}
+
+json read_json_file(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  // A device or a FIFO could stream forever; only a regular file has a size to check.
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError("cannot read " + what + ": " +
+                     (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot read " + what);
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() <= kMaxJsonFileBytes && in.read(chunk, sizeof chunk).gcount() > 0)
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) throw InputError("cannot read " + what);
+  if (text.size() > kMaxJsonFileBytes)
+    throw InputError(what + " is larger than " + std::to_string(kMaxJsonFileBytes >> 20) +
+                     " MiB, more than any file cmbench writes: refused");
+  return parse_json_input(text, what);
 }
 
 std::string excerpt(const json& value, std::size_t max_chars) {

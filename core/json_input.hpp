@@ -17,6 +17,16 @@ constexpr int kMaxJsonDepth = 64;
 // standard leaves that to the reader; silently keeping the last would hide a typo).
 nlohmann::json parse_json_input(const std::string& text, const std::string& origin);
 
+// Larger than any file cmbench writes needs (a results.json holds about 5 KB per run, so this is
+// some 50 000 runs), small enough that the parsed document (about ten times the text) fits in
+// memory: a larger file is refused before it is parsed. Python's reader uses the same limit.
+constexpr std::size_t kMaxJsonFileBytes = std::size_t(256) << 20;
+
+// Reads the file at `path` and parses it as parse_json_input does. Throws InputError naming
+// `what` (e.g. "results file 'a/results.json'") when the file cannot be opened, is not a regular
+// file, is larger than kMaxJsonFileBytes, or is not acceptable JSON.
+nlohmann::json read_json_file(const std::string& path, const std::string& what);
+
 // `value` as JSON text for a message, cut to about `max_chars` characters.
 std::string excerpt(const nlohmann::json& value, std::size_t max_chars = 80);
 

@@ -36,6 +36,8 @@ struct Campaign {
 Campaign load_campaign(const std::string& path);
 // The same from the file's text; `origin` names it in messages.
 Campaign parse_campaign(const std::string& text, const std::string& origin);
+// The same from a parsed document (read with the limits of core/json_input.hpp).
+Campaign campaign_from_document(nlohmann::json doc);
 
 // Worker processes when none are asked for: one per CPU this process may use (its affinity mask:
 // taskset, cgroups, a batch allocation), at most SLURM_CPUS_PER_TASK when that is set.

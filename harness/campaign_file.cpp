@@ -159,16 +159,16 @@ void expand_runs(const RunConfig& base, const std::vector<CampaignProblem>& prob
 }  // namespace
 
 Campaign load_campaign(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError("cannot read campaign file '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_campaign(text.str(), path);
+  return campaign_from_document(read_json_file(path, "campaign file '" + path + "'"));
 }
 
 Campaign parse_campaign(const std::string& text, const std::string& origin) {
+  return campaign_from_document(parse_json_input(text, "campaign file '" + origin + "'"));
+}
+
+Campaign campaign_from_document(nlohmann::json doc_in) {
   Campaign campaign;
-  campaign.source = parse_json_input(text, "campaign file '" + origin + "'");
+  campaign.source = std::move(doc_in);
   const json& doc = campaign.source;
   check_keys(
       doc, "",

@@ -26,6 +26,7 @@
 #include "harness/campaign_workers.hpp"
 #include "harness/context.hpp"
 #include "harness/output.hpp"
+#include "harness/results_file.hpp"
 
 namespace cmb {
 
@@ -70,12 +71,13 @@ void check_output_dir(const Campaign& campaign, const CampaignOptions& options,
     throw InputError("output directory '" + out.string() +
                      "' already holds a campaign's results: "
                      "use --resume to finish it or --out for a fresh directory");
-  std::ifstream in(stored_file);
-  const json stored = json::parse(in, nullptr, false);
-  if (stored.is_discarded())
-    throw InputError("'" + stored_file.string() +
-                     "' is not valid JSON: cannot tell which "
-                     "campaign the directory holds (choose another --out)");
+  json stored;
+  try {
+    stored = read_json_file(stored_file.string(), "'" + stored_file.string() + "'");
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) +
+                     ": cannot tell which campaign the directory holds (choose another --out)");
+  }
   if (stored == campaign.source || options.force) return;
   throw InputError(
       "--resume: '" + out.string() + "' holds campaign '" + stored.value("name", std::string("?")) +
@@ -97,11 +99,14 @@ std::vector<const CampaignRun*> runs_to_do(const std::vector<const CampaignRun*>
       pending.push_back(run);
       continue;
     }
-    std::ifstream in(record);
-    const json doc = json::parse(in, nullptr, false);
-    if (doc.is_object() && doc.value("key", std::string()) == run->key) continue;
-    std::cerr << "cmbench: redoing " << run->key << ": its record '" << record.string()
-              << (doc.is_discarded() ? "' is unreadable" : "' holds another run") << "\n";
+    std::string why;
+    try {
+      if (load_record(record.string())["key"] == run->key) continue;
+      why = "it holds another run";
+    } catch (const InputError& e) {
+      why = e.what();
+    }
+    std::cerr << "cmbench: redoing " << run->key << ": " << why << "\n";
     fs::remove(record, ec);
     pending.push_back(run);
     ++redone;
@@ -145,11 +150,13 @@ CampaignSummary write_results(const Campaign& campaign, const CampaignOptions& o
   summary.runs = selected.size();
   summary.results = out / "results.json";
   for (const auto* run : selected) {
-    std::ifstream in(out / "runs" / (run->file + ".json"));
-    json record = json::parse(in, nullptr, false);
-    if (record.is_discarded()) record = workers::crash_record(*run, "record unreadable");
-    const json status = record.value("status", json());
-    ++summary.statuses[status.is_string() ? status.get<std::string>() : "unreadable"];
+    json record;
+    try {
+      record = load_record((out / "runs" / (run->file + ".json")).string());
+    } catch (const InputError& e) {
+      record = workers::crash_record(*run, std::string("record unreadable: ") + e.what());
+    }
+    ++summary.statuses[record["status"].get<std::string>()];
     runs.push_back(record);
   }
   const json results = {{"schema", "cmbench.results/1"},
@@ -219,10 +226,12 @@ std::size_t run_pool(const std::vector<const CampaignRun*>& pending, const fs::p
 }
 
 bool timing_pending(const fs::path& record_file) {
-  std::ifstream in(record_file);
-  const json record = json::parse(in, nullptr, false);
-  return record.is_object() && record.contains("timing") && record["timing"].is_object() &&
-         record["timing"].value("pending", false);
+  try {
+    const json timing = load_record(record_file.string()).value("timing", json());
+    return timing.is_object() && timing.value("pending", json(false)) == json(true);
+  } catch (const InputError&) {
+    return false;  // redone by the next --resume, which times it then
+  }
 }
 
 // The timing pass: the selected runs whose records wait for their timed repetitions, timed one

@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "harness/context.hpp"
 #include "harness/output.hpp"
+#include "harness/results_file.hpp"
 #include "harness/self_converged.hpp"
 #include "harness/timing.hpp"
 
@@ -153,8 +154,7 @@ namespace {
 [[noreturn]] void time_run(const CampaignRun& run, const fs::path& record_file) {
   int code = 0;
   try {
-    std::ifstream in(record_file);
-    json record = json::parse(in);
+    json record = load_record(record_file.string());
     PreparedRun prepared = prepare_run(run.config);
     json timing = time_prepared_run(prepared, record["timing"].value("instrumented_s", 0.0));
     timing["one_at_a_time"] = true;
@@ -219,9 +219,13 @@ bool record_ended_worker(const Worker& worker, int wstatus, const fs::path& reco
 }
 
 void note_failed_timing(const fs::path& record_file, int wstatus) {
-  std::ifstream in(record_file);
-  json record = json::parse(in, nullptr, false);
-  if (!record.is_object() || !record.contains("timing")) return;
+  json record;
+  try {
+    record = load_record(record_file.string());
+  } catch (const InputError&) {
+    return;  // nothing to note in: the next --resume redoes the run
+  }
+  if (!record["timing"].is_object()) return;
   record["timing"].erase("pending");
   record["timing"]["note"] =
       WIFSIGNALED(wstatus)
@@ -231,9 +235,11 @@ void note_failed_timing(const fs::path& record_file, int wstatus) {
 }
 
 std::string status_in(const fs::path& record) {
-  std::ifstream in(record);
-  const json result = json::parse(in, nullptr, false);
-  return result.is_discarded() ? "unreadable" : result.value("status", "?");
+  try {
+    return load_record(record.string())["status"];
+  } catch (const InputError&) {
+    return "unreadable";
+  }
 }
 
 }  // namespace cmb::workers

@@ -1,11 +1,12 @@
 #include "harness/merge.hpp"
 
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 
 #include "core/errors.hpp"
+#include "core/json_input.hpp"
 #include "harness/output.hpp"
 
 namespace cmb {
@@ -17,9 +18,12 @@ namespace {
 
 // Whether `file` is a results.json written by merge (an earlier merge, safe to replace).
 bool written_by_merge(const fs::path& file) {
-  std::ifstream in(file);
-  const json doc = json::parse(in, nullptr, false);
-  return doc.is_object() && doc.contains("merged_from");
+  try {
+    const json doc = read_json_file(file.string(), "'" + file.string() + "'");
+    return doc.is_object() && doc.contains("merged_from");
+  } catch (const InputError&) {
+    return false;  // unreadable: not a merge's, so never replaced
+  }
 }
 
 // See merge.hpp: what --out may be. Throws before anything is written.
@@ -86,6 +90,30 @@ std::string differing_fields(const json& a, const json& b) {
   return out;
 }
 
+// The selection a results file holds ("filter": the regular expression its runs were chosen
+// by; "" when all were, or when an older file does not say).
+std::string selection_of(const ResultsFile& input) {
+  const json filter = input.doc.value("filter", json(""));
+  return filter.is_string() ? filter.get<std::string>() : filter.dump();
+}
+
+// Shards split one selection: a shard of another selection (a different --filter) would make
+// "all N shards present" mean nothing, so it is refused, even with --force.
+void check_same_selection(const ResultsFile& shard, const std::vector<ResultsFile>& inputs) {
+  for (const auto& other : inputs) {
+    const json& block = other.doc.value("shard", json());
+    if (!block.is_object() || block.value("count", 1) <= 1) continue;
+    if (selection_of(other) != selection_of(shard))
+      throw InputError("'" + shard.name + "' and '" + other.name +
+                       "' are shards of different selections (--filter " +
+                       excerpt(json(selection_of(shard)), 60) + " vs " +
+                       excerpt(json(selection_of(other)), 60) +
+                       "): together they are not the campaign's runs; run every shard with the "
+                       "same --filter");
+    return;  // the first shard input: all others are checked against it
+  }
+}
+
 // The shard numbers that the shard inputs leave out (none when no input is a shard of N > 1).
 std::vector<int> missing_shards(const std::vector<ResultsFile>& inputs) {
   int count = 0;
@@ -99,6 +127,7 @@ std::vector<int> missing_shards(const std::vector<ResultsFile>& inputs) {
                        std::to_string(n) + ", another input a shard of " + std::to_string(count) +
                        ": merge the shards of one split");
     count = n;
+    check_same_selection(input, inputs);
     present.insert(index);
   }
   std::vector<int> missing;
@@ -121,11 +150,29 @@ std::string incomplete_message(const std::vector<ResultsFile>& inputs,
          "missing_shards in results.json)";
 }
 
-// Copies each kept run's record and series from the input it came from into out_dir, under the
-// names its record gives ("files"); a file the input does not hold is counted, not copied.
-void copy_run_files(const json& runs, const std::vector<std::size_t>& origins,
-                    const std::vector<std::string>& dirs, const std::string& out_dir,
-                    MergeSummary& summary) {
+// Whether `path` (which exists) resolves, through any symbolic links, to a place inside `dir`:
+// a run file that is a link out of its result directory is not that set's file.
+bool resolves_inside(const fs::path& path, const fs::path& dir) {
+  std::error_code ec;
+  const fs::path real = fs::canonical(path, ec), root = fs::canonical(dir, ec);
+  if (ec) return false;
+  const auto [end, unused] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+  return end == root.end();
+}
+
+struct FileCopy {
+  fs::path from, to;
+};
+
+// The run files to copy: each kept run's record and series from the input it came from, under
+// the names its record gives ("files", already confined to runs/ and series/ by the results
+// reader); a file the input does not hold is counted as missing. Nothing is copied before every
+// file is checked: a source that is a link out of its set, or a destination folder of --out that
+// is a link elsewhere, stops the merge with nothing written.
+std::vector<FileCopy> run_files(const json& runs, const std::vector<std::size_t>& origins,
+                                const std::vector<std::string>& dirs, const std::string& out_dir,
+                                MergeSummary& summary) {
+  std::vector<FileCopy> copies;
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const json files = runs[r].value("files", json());
     if (!files.is_object()) continue;
@@ -138,9 +185,23 @@ void copy_run_files(const json& runs, const std::vector<std::size_t>& origins,
         ++summary.files_missing;
         continue;
       }
-      if (!fs::equivalent(from, to, ec)) copy_file_atomically(from.string(), to.string());
-      ++summary.files_copied;
+      if (!resolves_inside(from, dirs[origins[r]]))
+        throw InputError("'" + from.string() + "' is a link out of its result directory '" +
+                         dirs[origins[r]] + "': merge copies only a set's own files");
+      if (fs::exists(to.parent_path(), ec) && !resolves_inside(to.parent_path(), out_dir))
+        throw InputError("'" + to.parent_path().string() + "' leads out of --out '" + out_dir +
+                         "' (a symbolic link): merge writes only inside --out");
+      copies.push_back({from, to});
     }
+  }
+  return copies;
+}
+
+void copy_run_files(const std::vector<FileCopy>& copies, MergeSummary& summary) {
+  for (const auto& [from, to] : copies) {
+    std::error_code ec;
+    if (!fs::equivalent(from, to, ec)) copy_file_atomically(from.string(), to.string());
+    ++summary.files_copied;
   }
 }
 
@@ -209,7 +270,7 @@ MergeSummary merge_results(const std::vector<std::string>& dirs, const std::stri
   json merged = merge_documents(inputs, options.force, &origins);
   merged["merged_from"] = dirs;
   if (!summary.missing_shards.empty()) merged["missing_shards"] = summary.missing_shards;
-  copy_run_files(merged["runs"], origins, dirs, out_dir, summary);
+  copy_run_files(run_files(merged["runs"], origins, dirs, out_dir, summary), summary);
   write_file_atomically((fs::path(out_dir) / "results.json").string(), merged.dump(1) + "\n");
   remove_unnamed_files(merged["runs"], out_dir);
   summary.runs = merged["runs"].size();

@@ -1,11 +1,12 @@
 #include "harness/results_file.hpp"
 
 #include <cstdint>
-#include <fstream>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/json_input.hpp"
 
 namespace cmb {
 
@@ -34,16 +35,47 @@ const json& member(const json& object, const std::string& where, const char* key
   return *found;
 }
 
+// A run's file name as a results file gives it: "<folder>/<stem><extension>", one level below
+// the results directory. Anything else (an absolute path, "..", a deeper path) could make merge
+// read or replace a file outside the directories it was given.
+bool confined_name(const std::string& name, const std::string& folder,
+                   const std::string& extension) {
+  const std::string prefix = folder + "/";
+  if (name.size() <= prefix.size() + extension.size() || name.compare(0, prefix.size(), prefix) ||
+      name.compare(name.size() - extension.size(), extension.size(), extension))
+    return false;
+  const std::string stem = name.substr(prefix.size(), name.size() - prefix.size());
+  return stem.find('/') == std::string::npos && stem.find('\\') == std::string::npos &&
+         stem.find('\0') == std::string::npos && stem.front() != '.';
+}
+
+void validate_files(const json& run, const std::string& where, const std::string& name) {
+  const auto found = run.find("files");
+  if (found == run.end() || found->is_null()) return;
+  if (!found->is_object())
+    invalid(name, where + ".files", std::string("must be an object, found ") + found->type_name());
+  static const std::map<std::string, std::pair<std::string, std::string>> kinds = {
+      {"record", {"runs", ".json"}}, {"series", {"series", ".csv"}}};
+  for (const auto& [kind, file] : found->items()) {
+    const std::string path = where + ".files." + kind;
+    const auto layout = kinds.find(kind);
+    if (layout == kinds.end()) invalid(name, path, "is not a run file (record, series)");
+    if (file.is_null()) continue;
+    if (!file.is_string() ||
+        !confined_name(file.get<std::string>(), layout->second.first, layout->second.second))
+      invalid(name, path,
+              "must be null or \"" + layout->second.first + "/<name>" + layout->second.second +
+                  "\" (a file directly in " + layout->second.first + "/, no '..'), found " +
+                  excerpt(file, 60));
+  }
+}
+
 void validate_runs(const json& runs, const std::string& name) {
   std::map<std::string, std::size_t> first_index;  // key → where it was first seen
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const std::string where = "runs[" + std::to_string(i) + "]";
-    if (!runs[i].is_object())
-      invalid(name, where, std::string("must be an object, found ") + runs[i].type_name());
-    const json& key = member(runs[i], where, "key", json::value_t::string, name);
-    member(runs[i], where, "status", json::value_t::string, name);
-    const std::string& text = key.get_ref<const std::string&>();
-    if (text.empty()) invalid(name, where + ".key", "is empty");
+    validate_record(runs[i], where, name);
+    const std::string& text = runs[i]["key"].get_ref<const std::string&>();
     // Two records of one run cannot be told apart by key: compare would see one, merge keep one.
     const auto [seen, inserted] = first_index.emplace(text, i);
     if (!inserted)
@@ -53,7 +85,46 @@ void validate_runs(const json& runs, const std::string& name) {
   }
 }
 
+// "shard": null (a merge), or {"index": I, "count": N} with whole numbers 1 <= I <= N.
+void validate_shard(const json& doc, const std::string& name) {
+  const auto found = doc.find("shard");
+  if (found == doc.end() || found->is_null()) return;
+  if (!found->is_object())
+    invalid(name, "shard", std::string("must be null or an object, found ") + found->type_name());
+  // Far more shards than runs anyone runs; keeps the counts exact in every reader's integers.
+  constexpr std::uint64_t kMaxShards = 1000000;
+  auto whole = [&](const char* key, std::uint64_t max, const char* range) {
+    const auto value = found->find(key);
+    if (value == found->end()) invalid(name, std::string("shard.") + key, "is missing");
+    if (!value->is_number_unsigned() || value->get<std::uint64_t>() < 1 ||
+        value->get<std::uint64_t>() > max)
+      invalid(name, std::string("shard.") + key,
+              std::string("must be a whole number from 1 to ") + range + ", found " +
+                  excerpt(*value, 40));
+    return value->get<std::uint64_t>();
+  };
+  whole("index", whole("count", kMaxShards, "1000000"), "shard.count");
+}
+
 }  // namespace
+
+void validate_record(const json& record, const std::string& where, const std::string& name) {
+  if (!record.is_object())
+    invalid(name, where, std::string("must be an object, found ") + record.type_name());
+  const json& key = member(record, where, "key", json::value_t::string, name);
+  if (key.get_ref<const std::string&>().empty()) invalid(name, where + ".key", "is empty");
+  const json& status = member(record, where, "status", json::value_t::string, name);
+  if (!run_status_from(status.get<std::string>()))
+    invalid(name, where + ".status",
+            "must be one of " + run_status_names() + ", found " + excerpt(status, 60));
+  validate_files(record, where, name);
+}
+
+json load_record(const std::string& path) {
+  json record = read_json_file(path, "run record '" + path + "'");
+  validate_record(record, "the record", path);
+  return record;
+}
 
 void validate_results(const json& doc, const std::string& name) {
   if (!doc.is_object())
@@ -65,26 +136,23 @@ void validate_results(const json& doc, const std::string& name) {
   const json& context = member(doc, "", "context", json::value_t::object, name);
   for (const char* key : {"git_sha", "build_type", "compiler", "flags"})
     member(context, "context", key, json::value_t::string, name);
+  validate_shard(doc, name);
+  if (doc.contains("filter")) member(doc, "", "filter", json::value_t::string, name);
   validate_runs(member(doc, "", "runs", json::value_t::array, name), name);
 }
 
 ResultsFile parse_results(const std::string& text, const std::string& name) {
-  ResultsFile file{name, json()};
-  try {
-    file.doc = json::parse(text);
-  } catch (const json::exception& e) {
-    throw InputError("'" + name + "' is not valid JSON: " + e.what());
-  }
+  ResultsFile file{name, parse_json_input(text, "'" + name + "'")};
   validate_results(file.doc, name);
   return file;
 }
 
 ResultsFile load_results(const std::string& path, const std::string& if_unreadable) {
-  std::ifstream in(path);
-  if (!in) throw InputError(if_unreadable);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_results(text.str(), path);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw InputError(if_unreadable);
+  ResultsFile file{path, read_json_file(path, "'" + path + "'")};
+  validate_results(file.doc, path);
+  return file;
 }
 
 std::string stable_hash(const std::string& text) {

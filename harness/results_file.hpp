@@ -19,10 +19,22 @@ struct ResultsFile {
 //   schema         "cmbench.results/1"
 //   campaign_file  an object (the campaign file as read)
 //   context        an object with string git_sha, build_type, compiler and flags
-//   runs           an array of objects, each with a non-empty string key, unique in the file,
-//                  and a string status.
+//   runs           an array of run records (validate_record), each key unique in the file
+//   shard          absent, null, or {"index": I, "count": N}, whole numbers 1 <= I <= N
+//   filter         absent or a string (the selection of a shard)
 // Other fields are not read by merge or compare, so they are not checked (merge copies them).
 void validate_results(const nlohmann::json& doc, const std::string& name);
+
+// Throws InputError unless `record` (found at `where` in the file `name`) is an object with a
+// non-empty string key, a status that is one of RunStatus's names, and "files" (when present)
+// null or naming files directly in runs/ (*.json) and series/ (*.csv): never "..", an absolute
+// path or a deeper folder, so no reader is led outside the result directory.
+void validate_record(const nlohmann::json& record, const std::string& where,
+                     const std::string& name);
+
+// A run record file (runs/<stem>.json, `cmbench run --out`) read with the limits of
+// core/json_input.hpp and validated as above; throws InputError naming the file.
+nlohmann::json load_record(const std::string& path);
 
 // Parses `text` and validates it; throws InputError (invalid JSON or schema violation).
 ResultsFile parse_results(const std::string& text, const std::string& name);

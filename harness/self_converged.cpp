@@ -6,11 +6,10 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <iostream>
 
 #include "harness/context.hpp"
-#include "harness/output.hpp"
+#include "harness/reference_cache.hpp"
 #include "harness/results_file.hpp"
 #include "harness/run.hpp"
 
@@ -55,33 +54,19 @@ Mat run_on_grid(const std::string& id, const nlohmann::json& params, double t_en
   return out;
 }
 
-nlohmann::json matrix_json(const Mat& m) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (Eigen::Index i = 0; i < m.rows(); ++i) {
-    nlohmann::json row = nlohmann::json::array();
-    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(i, j));
-    rows.push_back(row);
+// Fills `ref` from the cache file when it holds exactly the expected entry. An entry that is
+// there but wrong (truncated, edited, another layout) is said once on stderr and recomputed.
+bool read_cached(const ReferenceCacheExpectation& expected, SelfConvergedReference& ref) {
+  std::string why;
+  const auto cached = read_reference_cache(ref.cache_file, expected, why);
+  if (!cached) {
+    if (!why.empty()) std::cerr << "cmbench: recomputing the reference: " << why << "\n";
+    return false;
   }
-  return rows;
-}
-
-Mat matrix_from_json(const nlohmann::json& rows) {
-  Mat m(rows.size(), rows.empty() ? 0 : rows[0].size());
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    for (std::size_t j = 0; j < rows[i].size(); ++j) m(i, j) = rows[i][j].get<double>();
-  return m;
-}
-
-// Fills `ref` from the cache file when it holds the reference of `key`.
-bool read_cached(const nlohmann::json& key, SelfConvergedReference& ref) {
-  std::ifstream cached(ref.cache_file);
-  if (!cached) return false;
-  const auto doc = nlohmann::json::parse(cached, nullptr, false);
-  if (doc.is_discarded() || doc.value("key", nlohmann::json()) != key) return false;
-  ref.grid = doc["grid"].get<std::vector<double>>();
-  ref.outputs = matrix_from_json(doc["outputs"]);
-  ref.agreement = doc["agreement"].get<double>();
-  ref.provenance = doc["provenance"];
+  ref.grid = cached->grid;
+  ref.outputs = cached->outputs;
+  ref.agreement = cached->agreement;
+  ref.provenance = cached->provenance;
   ref.from_cache = true;
   return true;
 }
@@ -117,9 +102,11 @@ nlohmann::json default_reference_recipe() {
         {"tol", 1e-12}}});
 }
 
-SelfConvergedReference self_converged_reference(const std::string& id, const nlohmann::json& params,
-                                                double t_end, const nlohmann::json& recipe_in,
+SelfConvergedReference self_converged_reference(const Problem& problem, double t_end,
+                                                const nlohmann::json& recipe_in,
                                                 const std::string& cache_dir) {
+  const std::string id = problem.info().id;
+  const nlohmann::json& params = problem.params();
   const nlohmann::json recipe = recipe_in.is_null() ? default_reference_recipe() : recipe_in;
   const nlohmann::json key = {{"problem", id},
                               {"params", params},
@@ -129,17 +116,19 @@ SelfConvergedReference self_converged_reference(const std::string& id, const nlo
                               // 2: caches from before the fix that lands every sample of the
                               // final step (older files could miss the last samples)
                               {"format", 2}};
+  ReferenceCacheExpectation expected{key, {}, problem.output_names().size()};
+  for (int k = 0; k <= kGridIntervals; ++k) expected.grid.push_back(t_end * k / kGridIntervals);
   SelfConvergedReference ref;
   const std::string name = id + "-" + stable_hash(key.dump());
   ref.cache_file = (std::filesystem::path(cache_dir) / (name + ".json")).string();
-  if (read_cached(key, ref)) return ref;
+  if (read_cached(expected, ref)) return ref;
   std::error_code ec;
   std::filesystem::create_directories(cache_dir, ec);
   const FileLock lock((std::filesystem::path(cache_dir) / ("." + name + ".lock")).string());
-  if (read_cached(key, ref)) return ref;  // computed by another process while this one waited
+  if (read_cached(expected, ref)) return ref;  // computed by another process while this one waited
   const Mat a = run_on_grid(id, params, t_end, recipe.at(0));
   const Mat b = run_on_grid(id, params, t_end, recipe.at(1));
-  for (int k = 0; k <= kGridIntervals; ++k) ref.grid.push_back(t_end * k / kGridIntervals);
+  ref.grid = expected.grid;
   ref.outputs = a;
   ref.agreement = (a - b).cwiseAbs().maxCoeff();
   ref.provenance = {{"runs", recipe},
@@ -148,12 +137,8 @@ SelfConvergedReference self_converged_reference(const std::string& id, const nlo
                     {"note",
                      "outputs of the first run; accuracy estimated by the largest "
                      "difference to the second"}};
-  const nlohmann::json doc = {{"key", key},
-                              {"grid", ref.grid},
-                              {"outputs", matrix_json(ref.outputs)},
-                              {"agreement", ref.agreement},
-                              {"provenance", ref.provenance}};
-  write_file_atomically(ref.cache_file, doc.dump(1) + "\n");
+  write_reference_cache(ref.cache_file, key,
+                        {ref.grid, ref.outputs, ref.agreement, ref.provenance});
   return ref;
 }
 
@@ -163,9 +148,8 @@ void resolve_reference(PreparedRun& run) {
   nlohmann::json& block = run.reference_block;
   block["kind"] = to_string(ReferenceKind::self_converged);
   try {
-    const SelfConvergedReference ref =
-        self_converged_reference(problem.info().id, problem.params(), run.t_end,
-                                 problem.reference_info().recipe, run.config.reference_cache);
+    const SelfConvergedReference ref = self_converged_reference(
+        problem, run.t_end, problem.reference_info().recipe, run.config.reference_cache);
     run.grid_reference = GridReference(ref);
     block["provenance"] = ref.provenance;
     block["accuracy"] = number_or_null(ref.agreement);

@@ -27,9 +27,11 @@ struct SelfConvergedReference : GridReference {
 // integrators, and both handle redundant and singular configurations.
 nlohmann::json default_reference_recipe();
 
-// Computes (or loads from cache_dir) the reference of problem `id` with `params` up to t_end.
-SelfConvergedReference self_converged_reference(const std::string& id, const nlohmann::json& params,
-                                                double t_end, const nlohmann::json& recipe,
+// Computes (or loads from cache_dir) the reference of `problem` (its id and parameters) up to
+// t_end. A cache entry is used only when it is exactly this reference, whole
+// (harness/reference_cache.hpp); any other file under its name is recomputed and replaced.
+SelfConvergedReference self_converged_reference(const Problem& problem, double t_end,
+                                                const nlohmann::json& recipe,
                                                 const std::string& cache_dir);
 
 // Resolves the reference of a prepared run before it executes: when needs_grid_reference(run),

@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
 
 #include "catalog/catalog.hpp"
+#include "harness/reference_cache.hpp"
 #include "harness/self_converged.hpp"
 #include "test_support.hpp"
 
@@ -16,8 +20,7 @@ TEST(SelfConverged, AgreesWithAnIndependentReferenceAndIsCached) {
   std::filesystem::remove_all(cache);
   auto problem = make_problem("crank_rocker", {});
   const double t_end = 2.0;
-  const SelfConvergedReference ref =
-      self_converged_reference("crank_rocker", problem->params(), t_end, nullptr, cache);
+  const SelfConvergedReference ref = self_converged_reference(*problem, t_end, nullptr, cache);
   EXPECT_FALSE(ref.from_cache);
   // Two tolerance-1e-12 runs over 2 s agree to ~1e-12; 1e-9 is the accuracy claimed for the
   // reduced-ODE reference they are compared with below.
@@ -26,8 +29,7 @@ TEST(SelfConverged, AgreesWithAnIndependentReferenceAndIsCached) {
   EXPECT_LT((ref.outputs - independent).cwiseAbs().maxCoeff(), 1e-9);
   EXPECT_TRUE(std::filesystem::exists(ref.cache_file));
 
-  const SelfConvergedReference again =
-      self_converged_reference("crank_rocker", problem->params(), t_end, nullptr, cache);
+  const SelfConvergedReference again = self_converged_reference(*problem, t_end, nullptr, cache);
   EXPECT_TRUE(again.from_cache);
   EXPECT_EQ((again.outputs - ref.outputs).cwiseAbs().maxCoeff(), 0.0);
 
@@ -47,8 +49,7 @@ TEST(SelfConverged, EveryGridTimeIsLandedOnEvenInsideTheLastStep) {
   const std::string cache = scratch_path("self_converged_grid").string();
   std::filesystem::remove_all(cache);
   auto problem = make_problem("bricard", {});
-  const SelfConvergedReference ref =
-      self_converged_reference("bricard", problem->params(), 0.2, nullptr, cache);
+  const SelfConvergedReference ref = self_converged_reference(*problem, 0.2, nullptr, cache);
   ASSERT_EQ(ref.grid.size(), 101u);
   EXPECT_EQ(ref.outputs.rows(), 101);
   // Both tolerance-1e-12 runs over 0.2 s: agreement near 1e-12, far below any step error.
@@ -94,6 +95,117 @@ TEST(SelfConverged, AReferenceThatCannotBeComputedEndsTheRunReferenceFailed) {
   for (const auto& entry : std::filesystem::directory_iterator(cache, ec))
     EXPECT_NE(entry.path().extension(), ".json")
         << "a failed reference was cached: " << entry.path();
+  std::filesystem::remove_all(cache);
+}
+
+// A valid entry of 11 grid times and 2 outputs, as write_reference_cache writes it.
+struct ValidEntry {
+  ReferenceCacheExpectation expected;
+  CachedReference entry;
+  nlohmann::json doc;
+};
+
+ValidEntry valid_entry(const std::string& dir) {
+  ValidEntry v;
+  v.expected.key = {{"problem", "p"}, {"params", {{"a", 1}}}, {"t_end", 1.0}, {"format", 2}};
+  for (int k = 0; k <= 10; ++k) v.expected.grid.push_back(1.0 * k / 10);
+  v.expected.outputs = 2;
+  v.entry = {v.expected.grid, Mat::Random(11, 2), 1e-12, {{"note", "test"}}};
+  const std::string file = dir + "/valid.json";
+  write_reference_cache(file, v.expected.key, v.entry);
+  std::ifstream in(file);
+  in >> v.doc;
+  return v;
+}
+
+// Damaged copies of a valid entry: every row one value short or long, rows missing or extra,
+// every kind of wrong value in cells, grid, agreement and provenance, another key, and members
+// missing. Each must be refused, none read.
+std::vector<nlohmann::json> damaged_variants(const nlohmann::json& valid) {
+  std::vector<nlohmann::json> variants;
+  auto add = [&](const std::function<void(nlohmann::json&)>& damage) {
+    nlohmann::json copy = valid;
+    damage(copy);
+    variants.push_back(copy);
+  };
+  const std::vector<nlohmann::json> wrong_values = {
+      nullptr, "1", true, nlohmann::json::array(), nlohmann::json::object(), -1};
+  for (std::size_t i = 0; i < valid["outputs"].size(); ++i) {
+    add([i](nlohmann::json& d) { d["outputs"][i].erase(d["outputs"][i].size() - 1); });
+    add([i](nlohmann::json& d) { d["outputs"][i].push_back(0.5); });
+    add([i](nlohmann::json& d) { d["outputs"].erase(i); });
+    for (const auto& wrong : wrong_values)
+      if (!wrong.is_number()) add([&, i](nlohmann::json& d) { d["outputs"][i][i % 2] = wrong; });
+  }
+  add([](nlohmann::json& d) { d["outputs"].push_back(d["outputs"][0]); });
+  for (std::size_t k = 0; k < valid["grid"].size(); ++k) {
+    add([k](nlohmann::json& d) { d["grid"][k] = d["grid"][k].get<double>() + 1e-3; });
+    add([k](nlohmann::json& d) { d["grid"].erase(k); });
+  }
+  for (const auto& wrong : wrong_values) {
+    add([&](nlohmann::json& d) { d["agreement"] = wrong; });
+    if (!wrong.is_object()) add([&](nlohmann::json& d) { d["provenance"] = wrong; });
+  }
+  for (const auto& [member, value] : valid["key"].items())
+    add([member = member](nlohmann::json& d) { d["key"][member] = "another"; });
+  for (const char* member : {"key", "grid", "outputs", "agreement", "provenance"})
+    add([member](nlohmann::json& d) { d.erase(member); });
+  return variants;
+}
+
+TEST(ReferenceCache, EveryDamagedEntryIsRefusedNamingWhereAndNoneIsRead) {
+  const std::string dir = scratch_path("reference_cache_variants").string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const ValidEntry v = valid_entry(dir);
+  std::string why;
+  const auto read = parse_reference_cache(v.doc.dump(), v.expected, why);
+  ASSERT_TRUE(read) << why;
+  EXPECT_EQ(read->outputs, v.entry.outputs);  // the writer's numbers round-trip exactly
+  const auto variants = damaged_variants(v.doc);
+  ASSERT_GT(variants.size(), 100u);
+  for (const auto& bad : variants) {
+    EXPECT_FALSE(parse_reference_cache(bad.dump(), v.expected, why)) << bad.dump();
+    EXPECT_EQ(why.front(), '/') << why;  // names the JSON path of the violation
+  }
+  // A file cut short anywhere is no entry either.
+  const std::string text = v.doc.dump(1);
+  for (std::size_t cut = 0; cut + 2 < text.size(); cut += 3)
+    EXPECT_FALSE(parse_reference_cache(text.substr(0, cut), v.expected, why)) << cut;
+  std::filesystem::remove_all(dir);
+}
+
+// The reported failure: a cache entry whose outputs table lost its last value was read past its
+// end and the run ended ok with a wild error. A damaged entry is recomputed and replaced, and the
+// run scores against the same reference as with a clean cache.
+TEST(ReferenceCache, ADamagedEntryIsRecomputedAndTheRunScoresAsWithACleanCache) {
+  const std::string cache = scratch_path("reference_cache_damaged").string();
+  std::filesystem::remove_all(cache);
+  RunConfig c;
+  c.problem = "crank_rocker";
+  c.method = "index1";
+  c.stepper = "dopri5";
+  c.abs_tol = c.rel_tol = 1e-8;
+  c.t_end = 0.2;
+  c.repeat = 0;
+  c.reference = "self_converged";
+  c.reference_cache = cache;
+  PreparedRun clean = prepare_run(c);
+  const nlohmann::json first = run_with_reference(clean).record;
+  ASSERT_EQ(first["status"], "ok");
+  const std::string file = first["reference"]["cache_file"];
+  nlohmann::json doc;
+  std::ifstream(file) >> doc;
+  doc["outputs"].back().erase(doc["outputs"].back().size() - 1);
+  std::ofstream(file) << doc.dump(1);
+
+  PreparedRun damaged = prepare_run(c);
+  const nlohmann::json second = run_with_reference(damaged).record;
+  EXPECT_EQ(second["reference"]["from_cache"], false);
+  EXPECT_EQ(second["status"], "ok");
+  EXPECT_EQ(second["metrics"]["error"], first["metrics"]["error"]);
+  PreparedRun again = prepare_run(c);
+  EXPECT_EQ(run_with_reference(again).record["reference"]["from_cache"], true);  // replaced whole
   std::filesystem::remove_all(cache);
 }
 
