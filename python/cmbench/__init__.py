@@ -28,7 +28,8 @@ Modules: api (the functions above), results (run records, result sets, series CS
 function per figure), tables (the report's tables), report (the report), bench (the benchmark
 figure), derive (sympy models to problems). They need numpy, matplotlib for figures and pandas
 for load. The symbolic derivations of the generated problems live beside them, in
-problems/derive/.
+problems/derive/. schema holds the JSON Schemas of the files cmbench reads and writes
+(python/cmbench/schemas/) and validates documents against them (jsonschema).
 """
 from .api import InputError, campaign, describe, load, run, version
 from .api import list_catalog as list
@@ -37,7 +38,7 @@ __all__ = ["list", "describe", "run", "campaign", "load", "version", "InputError
 
 
 _SUBMODULES = {"report", "results", "plot", "style", "names", "tables", "figures", "bench",
-               "derive", "docs", "rerun"}
+               "derive", "docs", "rerun", "schema"}
 
 
 def __getattr__(name):
