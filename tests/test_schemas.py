@@ -12,7 +12,8 @@ writes and reads.
    those of core/errors.cpp and core/problem.cpp, the campaign keys those of
    harness/campaign_file.cpp; every bad campaign of tests/bad_inputs.json that is wrong in its
    shape is rejected at the path cmbench names; a names file is valid exactly when
-   cmbench.names accepts it.
+   cmbench.names accepts it. Every field has a description, and docs/json_schema.md is what
+   cmbench.docs.schema_page makes of them.
 4. Fresh output of the binary (CMBENCH, default build/cmbench; skipped without it): a
    `cmbench run --out` record, a campaign of two shards with self-converged references, their
    merge, and smoke-campaign mutants that cmbench accepts.
@@ -31,6 +32,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from cmbench import names, schema
+from cmbench.docs import schema_page
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CMBENCH = os.environ.get("CMBENCH", os.path.join(ROOT, "build", "cmbench"))
@@ -448,6 +450,24 @@ def test_names_file_is_valid_exactly_when_cmbench_names_reads_it(doc):
 def test_the_schemas_are_valid_draft_2020_12():
     for kind in schema.KINDS:
         jsonschema.Draft202012Validator.check_schema(schema.load(kind))
+
+
+def test_every_field_is_described():
+    # The descriptions are the documentation (docs/json_schema.md is generated from them).
+    for kind in schema.KINDS:
+        rows = schema_page.field_rows(kind, schema.load(kind))
+        rows += [row for name in schema.load(kind).get("$defs", {})
+                 if (kind, name) in schema_page.SHARED for row in schema_page.rows_of_def(kind, name)]
+        assert rows and all(text for _, _, text in rows), [f for f, _, text in rows if not text]
+
+
+def test_the_page_has_one_block_per_kind():
+    with open(schema_page.PAGE, encoding="utf-8") as f:
+        page = f.read()
+    assert schema_page.render(page) == page, "run python3 -m cmbench.docs.schema_page --write"
+    without_names = page.replace("<!--schema:names-->", "<!--schema-names-->")
+    with pytest.raises(ValueError, match="schema:names"):
+        schema_page.render(without_names)
 
 
 # --- 4. fresh output of the binary ------------------------------------------------------------

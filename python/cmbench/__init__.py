@@ -17,6 +17,7 @@ list, describe, run and campaign need the compiled module cmbench._core, built w
     python3 -m cmbench.derive MODEL.py           a problem's C++ code from a sympy model
     python3 -m cmbench.bench JSON... --out DIR   cost per RHS call against size (bench/cmb_bench)
     python3 -m cmbench.docs.pages                docs/methods/*.md, docs/problems/*.md from headers
+    python3 -m cmbench.docs.schema_page --write  docs/json_schema.md's field tables from the schemas
     python3 -m cmbench.docs.numbers --check      numbers quoted in README.md and docs/*.md
     python3 -m cmbench.docs.drift_table          the drift table of docs/methods.md
     python3 -m cmbench.docs.singular_table       its singular-configuration table
