@@ -322,6 +322,17 @@ def test_crash_records_name_the_run_only():
     assert violation(without_files, "run").path == "files"
 
 
+def test_a_program_of_its_own_names_both_builds():
+    # Records of cmbench_add_executable programs (and of cmbench since the distinction) carry
+    # program and cmbench_build together; the committed sets predate both.
+    record = copy.deepcopy(RUNS[0])
+    build = {k: record["context"][k] for k in ("build_type", "compiler", "flags")}
+    record["context"].update(program="mybench", cmbench_build=dict(build, build_type=""))
+    schema.validate(record, "run")
+    del record["context"]["cmbench_build"]
+    assert violation(record, "run").path == "context/cmbench_build"
+
+
 def test_a_run_recorded_twice_is_named():
     runs = copy.deepcopy(RUNS[:3])
     runs[2]["key"] = runs[0]["key"]
