@@ -15,9 +15,9 @@ to that folder, so there is one copy.
 
 Beyond the schemas, validate checks what JSON Schema cannot say: run keys are unique in a
 results file (merge and compare refuse a run recorded twice), a shard's index is at most its
-count, and a reference cache's output table is rectangular. Integers are JSON integers (1.0 is
-not a count: cmbench writes counts without a fraction, and its readers refuse one), and numbers
-are finite (cmbench writes null, never NaN or infinities).
+count, and a reference cache's output table is rectangular. Integers are JSON integers (2.0 is
+not a count: cmbench writes counts without a fraction, and its campaign reader refuses one), and
+numbers are finite (cmbench writes null, never NaN or infinities).
 """
 import functools
 import json
