@@ -17,6 +17,7 @@ list, describe, run and campaign need the compiled module cmbench._core, built w
     python3 -m cmbench.derive MODEL.py           a problem's C++ code from a sympy model
     python3 -m cmbench.bench JSON... --out DIR   cost per RHS call against size (bench/cmb_bench)
     python3 -m cmbench.docs.pages                docs/methods/*.md, docs/problems/*.md from headers
+    python3 -m cmbench.docs.schema_page --write  docs/json_schema.md's field tables from the schemas
     python3 -m cmbench.docs.numbers --check      numbers quoted in README.md and docs/*.md
     python3 -m cmbench.docs.drift_table          the drift table of docs/methods.md
     python3 -m cmbench.docs.singular_table       its singular-configuration table
@@ -28,7 +29,8 @@ Modules: api (the functions above), results (run records, result sets, series CS
 function per figure), tables (the report's tables), report (the report), bench (the benchmark
 figure), derive (sympy models to problems). They need numpy, matplotlib for figures and pandas
 for load. The symbolic derivations of the generated problems live beside them, in
-problems/derive/.
+problems/derive/. schema holds the JSON Schemas of the files cmbench reads and writes
+(python/cmbench/schemas/) and validates documents against them (jsonschema).
 """
 from .api import InputError, campaign, describe, load, run, version
 from .api import list_catalog as list
@@ -37,7 +39,7 @@ __all__ = ["list", "describe", "run", "campaign", "load", "version", "InputError
 
 
 _SUBMODULES = {"report", "results", "plot", "style", "names", "tables", "figures", "bench",
-               "derive", "docs", "rerun"}
+               "derive", "docs", "rerun", "schema"}
 
 
 def __getattr__(name):

@@ -3,6 +3,7 @@ the repository root with PYTHONPATH=python; the paths they read and write are th
 whatever the working directory, except where an option names a path):
 
     pages            docs/methods/<id>.md, docs/problems/<id>.md from the source headers
+    schema_page      the field tables of docs/json_schema.md from python/cmbench/schemas/
     numbers          the numbers quoted in README.md and docs/*.md, checked or rewritten
     drift_table      the drift table of docs/methods.md (run_table: what such tables share)
     singular_table   the singular-configuration table of docs/methods.md
