@@ -126,6 +126,12 @@ json load_record(const std::string& path) {
   return record;
 }
 
+json parse_record(const std::string& text, const std::string& name) {
+  json record = parse_json_input(text, "run record '" + name + "'");
+  validate_record(record, "the record", name);
+  return record;
+}
+
 void validate_results(const json& doc, const std::string& name) {
   if (!doc.is_object())
     invalid(name, "the document", std::string("must be an object, found ") + doc.type_name());

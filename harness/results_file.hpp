@@ -35,6 +35,8 @@ void validate_record(const nlohmann::json& record, const std::string& where,
 // A run record file (runs/<stem>.json, `cmbench run --out`) read with the limits of
 // core/json_input.hpp and validated as above; throws InputError naming the file.
 nlohmann::json load_record(const std::string& path);
+// The same from the record's text; `name` names it in messages.
+nlohmann::json parse_record(const std::string& text, const std::string& name);
 
 // Parses `text` and validates it; throws InputError (invalid JSON or schema violation).
 ResultsFile parse_results(const std::string& text, const std::string& name);

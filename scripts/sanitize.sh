@@ -18,11 +18,11 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 seconds="${CMB_FUZZ_SECONDS:-45}"
 total=0
-for target in campaign params results; do
+for target in campaign params record reference_cache results; do
   work="build-san/fuzz/corpus_${target}"
   mkdir -p "$work"
   log="build-san/fuzz/${target}.log"
-  (cd build-san/fuzz && "./fuzz_${target}" -max_total_time="$seconds" -timeout=20 -max_len=4096 \
+  (cd build-san/fuzz && "./fuzz_${target}" -max_total_time="$seconds" -timeout=20 -max_len=16384 \
      -rss_limit_mb=4096 -print_final_stats=1 "corpus_${target}" "../../fuzz/corpus/${target}") \
      >"$log" 2>&1 || { tail -40 "$log"; echo "fuzz_${target}: FAILED (see $log)"; exit 1; }
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")

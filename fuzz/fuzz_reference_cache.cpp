@@ -1,0 +1,69 @@
+// Reference-cache files: any bytes must either be the expected entry or be refused with a reason,
+// never read in part. The expectation is the one a run would hold for the key the input claims
+// (its grid from key.t_end and key.grid_intervals, as many outputs as its first row holds), so
+// real cache files are seeds
+// that load. An entry that loads has the table's full shape, finite values, and survives a
+// write and a second read unchanged.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "core/errors.hpp"
+#include "core/json_input.hpp"
+#include "harness/reference_cache.hpp"
+
+namespace {
+
+void require(bool condition) {
+  if (!condition) std::abort();  // an invariant broke: libFuzzer reports the input
+}
+
+// The expectation for the key the text claims; a default one when it claims none usable.
+cmb::ReferenceCacheExpectation expectation_for(const std::string& text) {
+  cmb::ReferenceCacheExpectation expected;
+  expected.key = {{"problem", "p"}, {"t_end", 1.0}, {"grid_intervals", 4}};
+  expected.outputs = 3;
+  try {
+    const nlohmann::json doc = cmb::parse_json_input(text, "fuzz");
+    const nlohmann::json key = doc.at("key");
+    const double t_end = key.at("t_end").get<double>();
+    const int intervals = key.at("grid_intervals").get<int>();
+    if (std::isfinite(t_end) && intervals >= 1 && intervals <= 200) expected.key = key;
+    const nlohmann::json& first_row = doc.at("outputs").at(0);
+    if (first_row.is_array() && first_row.size() <= 64) expected.outputs = first_row.size();
+  } catch (const std::exception&) {
+  }
+  const double t_end = expected.key["t_end"].get<double>();
+  const int intervals = expected.key["grid_intervals"].get<int>();
+  for (int k = 0; k <= intervals; ++k) expected.grid.push_back(t_end * k / intervals);
+  return expected;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  const cmb::ReferenceCacheExpectation expected = expectation_for(text);
+  std::string why;
+  const auto entry = cmb::parse_reference_cache(text, expected, why);
+  if (!entry) {
+    require(!why.empty());
+    return 0;
+  }
+  require(entry->grid == expected.grid);
+  require(entry->outputs.rows() == static_cast<Eigen::Index>(expected.grid.size()));
+  require(entry->outputs.cols() == static_cast<Eigen::Index>(expected.outputs));
+  require(entry->outputs.allFinite() && entry->agreement >= 0);
+  static const std::string file =
+      (std::filesystem::temp_directory_path() / ("cmb_fuzz_ref_" + std::to_string(::getpid())))
+          .string();
+  cmb::write_reference_cache(file, expected.key, *entry);
+  const auto again = cmb::read_reference_cache(file, expected, why);
+  require(again && again->outputs == entry->outputs && again->agreement == entry->agreement);
+  return 0;
+}
