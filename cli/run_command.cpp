@@ -161,14 +161,14 @@ int run_with(RunConfig config, const std::vector<std::string>& params, const std
   });
   const RunResult result = run_with_reference(run);
   watchdog.cancel();
-  if (result.record["status"] == "invalid_input") {
+  if (result.status == RunStatus::invalid_input) {
     // Bad input found while starting the run (e.g. an inconsistent initial state): nothing is
     // written, as for any other input error.
     throw InputError(result.record["message"].get<std::string>());
   }
   write_outputs(out_path, result, series_path);
   print_summary(result.record);
-  return result.record["status"] == "ok" ? 0 : 1;
+  return result.status == RunStatus::ok ? 0 : 1;
 }
 
 // The parsed options as a run configuration (an option counts only when given).

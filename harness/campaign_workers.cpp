@@ -109,7 +109,7 @@ namespace {
     if (settings.defer_timing) prepared.config.repeat = 0;
     RunResult result = run_with_reference(prepared);
     result.record["files"] = run_files(run);
-    if (settings.defer_timing && run.config.repeat > 0 && result.record["status"] == "ok")
+    if (settings.defer_timing && run.config.repeat > 0 && result.status == RunStatus::ok)
       result.record["timing"]["pending"] = true;  // the campaign's timing pass times it
     write_file_atomically((out / "series" / (run.file + ".csv")).string(), [&](const Emit& emit) {
       stream_series_csv(*result.problem, result.series, result.reference, emit);

@@ -129,6 +129,7 @@ void integrate_and_record(PreparedRun& run, const Vec& q0, const Vec& v0, RunRes
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.series = recorder.series();
 
+  result.status = outcome.status;
   rec["status"] = to_string(outcome.status);
   rec["message"] = outcome.message;
   rec["t_reached"] = outcome.t_reached;
@@ -146,8 +147,9 @@ RunResult execute_run(PreparedRun& run) {
   result.problem = run.problem.get();
   result.record = record_header(run);
   auto& rec = result.record;
-  auto stop_before_start = [&](const char* status, const std::string& message) {
-    rec["status"] = status;
+  auto stop_before_start = [&](RunStatus status, const std::string& message) {
+    result.status = status;
+    rec["status"] = to_string(status);
     rec["message"] = message;
     rec["context"] = run_context();
     return result;
@@ -155,7 +157,7 @@ RunResult execute_run(PreparedRun& run) {
   if (!run.reference_block.is_null()) rec["reference"] = run.reference_block;
   if (!run.reference_failure.empty())
     return stop_before_start(
-        to_string(RunStatus::reference_failed),
+        RunStatus::reference_failed,
         "the self-converged reference could not be computed: " + run.reference_failure);
   if (needs_grid_reference(run) && !run.grid_reference)
     throw std::logic_error("run " + run.key +
@@ -166,9 +168,9 @@ RunResult execute_run(PreparedRun& run) {
     rec["initial"] = make_initial_state(*run.problem, run.config.initial, q0, v0);
     run.method->bind(*run.problem);
   } catch (const NumericalFailure& failure) {
-    return stop_before_start(to_string(failure.status()), failure.what());
+    return stop_before_start(failure.status(), failure.what());
   } catch (const InputError& error) {  // a parameter that only the problem can refuse
-    return stop_before_start(to_string(RunStatus::invalid_input), error.what());
+    return stop_before_start(RunStatus::invalid_input, error.what());
   }
   integrate_and_record(run, q0, v0, result);
   rec["context"] = run_context();

@@ -36,7 +36,7 @@ Mat run_on_grid(const std::string& id, const nlohmann::json& params, double t_en
   PreparedRun run = prepare_run(c);
   run.settings.land_on_samples = true;
   const RunResult result = execute_run(run);
-  if (result.record["status"] != "ok")
+  if (result.status != RunStatus::ok)
     throw NumericalFailure(RunStatus::reference_failed,
                            "self-converged reference run " + run.key + " ended " +
                                result.record["status"].get<std::string>() + ": " +

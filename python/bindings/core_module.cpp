@@ -34,7 +34,7 @@ py::tuple run(const std::string& request, bool with_series) {
     py::gil_scoped_release release;
     cmb::PreparedRun prepared = cmb::prepare_run(cmb::run_config_from_json(json::parse(request)));
     const cmb::RunResult result = cmb::run_with_reference(prepared);
-    if (result.record["status"] == "invalid_input")
+    if (result.status == cmb::RunStatus::invalid_input)
       throw cmb::InputError(result.record["message"].get<std::string>());
     record = result.record.dump();
     if (with_series && result.problem)
