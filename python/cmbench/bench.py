@@ -11,20 +11,17 @@ With repetitions the median aggregate is used; benchmarks that reported an error
 that refuses a problem) are left out and listed. CPU time is used throughout.
 
 Usage: python3 -m cmbench.bench BENCH.json [BENCH.json ...] --out DIR   (PYTHONPATH=python)
-Exit status: 0 written, 2 unreadable or empty input (message on stderr).
+Exit status: 0 written, 2 unreadable or empty input (read by cmbench.files.read_json; one line on
+stderr naming the file).
 """
 import argparse
-import json
 import os
 import sys
 
 from . import plot
+from .files import InputFileError, exit_status, read_json
 
 UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-
-
-class InputError(Exception):
-    pass
 
 
 def read_costs(paths):
@@ -32,12 +29,10 @@ def read_costs(paths):
     aggregate wins over single iterations of the same run."""
     costs, medians, errored = {}, {}, []
     for path in paths:
-        try:
-            with open(path) as f:
-                doc = json.load(f)
-            entries = doc["benchmarks"]
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise InputError(f"{path}: not a Google Benchmark JSON file ({e})")
+        doc = read_json(path, "Google Benchmark JSON")
+        entries = doc.get("benchmarks") if isinstance(doc, dict) else None
+        if not isinstance(entries, list):
+            raise InputFileError(path, "not a Google Benchmark JSON file (no 'benchmarks' list)")
         for b in entries:
             name = b.get("run_name", b.get("name", ""))
             if b.get("error_occurred"):
@@ -55,7 +50,7 @@ def read_costs(paths):
                     costs[name] = (seconds, int(b.get("nq", 0)))
     costs.update(medians)
     if not costs:
-        raise InputError("no timed benchmarks in " + ", ".join(paths))
+        raise InputFileError(", ".join(paths), "no timed benchmarks")
     return costs, sorted(set(errored))
 
 
@@ -127,12 +122,11 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("inputs", nargs="+", help="Google Benchmark JSON files of cmb_bench")
     parser.add_argument("--out", required=True, help="directory for the figure and tables")
-    args = parser.parse_args(argv)
-    try:
-        costs, errored = read_costs(args.inputs)
-    except InputError as e:
-        print(f"bench_plot: {e}", file=sys.stderr)
-        return 2
+    return exit_status("bench_plot", plot_costs, parser.parse_args(argv))
+
+
+def plot_costs(args):
+    costs, errored = read_costs(args.inputs)
     os.makedirs(args.out, exist_ok=True)
     scaling, per_problem = split(costs)
     if scaling:

@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 from . import ROOT
+from ..files import exit_status, read_json
 
 CASES = os.path.join(ROOT, "tests", "bad_inputs.json")
 TABLE = os.path.join(ROOT, "docs", "bad_input.md")
@@ -60,7 +61,7 @@ def cell(text):
 
 def table(binary):
     rows = [HEADER]
-    for i, case in enumerate(json.load(open(CASES))):
+    for i, case in enumerate(read_json(CASES, "bad-input cases")):
         code, message = run_case(binary, case)
         command = "`cmbench " + cell(case["args"]) + "`"
         if "campaign" in case:
@@ -91,4 +92,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(exit_status("cmbench.docs.bad_input_table", main))

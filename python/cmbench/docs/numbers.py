@@ -46,7 +46,6 @@ keeps the command that produced them next to them.
 """
 import argparse
 import concurrent.futures
-import json
 import os
 import re
 import shlex
@@ -56,6 +55,7 @@ import tempfile
 import time
 
 from . import ROOT, integrator_numbers
+from ..files import exit_status, read_json
 from .run_table import line as table_line
 
 DOCS = ["README.md", "docs/methods.md", "docs/performance.md", "docs/robustness.md",
@@ -460,8 +460,7 @@ def run_all(cmbench, runs, jobs, verbose):
                                       cwd=tmp, capture_output=True, text=True)
                 times[key] = time.monotonic() - started
                 if os.path.exists(out):
-                    with open(out) as f:
-                        results[key] = json.load(f)
+                    results[key] = read_json(out, "run record")
                 else:
                     results[key] = None
                     first = (done.stdout + done.stderr).strip().splitlines()
@@ -640,4 +639,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_status("cmbench.docs.numbers", main))
