@@ -12,14 +12,15 @@ that refuses a problem) are left out and listed. CPU time is used throughout.
 
 Usage: python3 -m cmbench.bench BENCH.json [BENCH.json ...] --out DIR   (PYTHONPATH=python)
 Exit status: 0 written, 2 unreadable or empty input (read by cmbench.files.read_json; one line on
-stderr naming the file).
+stderr naming the file), 1 a file that could not be written (each is written whole or not at
+all).
 """
 import argparse
 import os
 import sys
 
 from . import plot
-from .files import InputFileError, exit_status, read_json
+from .files import InputFileError, exit_status, read_json, write_atomic
 
 UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
@@ -133,13 +134,11 @@ def plot_costs(args):
         rows, slopes = scaling_figure(scaling, args.out)
         header = ["family", "method", "N", "nq", "cost at smallest", "cost at largest",
                   "log-log slope"]
-        with open(os.path.join(args.out, "bench_scaling.md"), "w") as f:
-            f.write(plot.markdown_table(header, rows))
+        write_atomic(os.path.join(args.out, "bench_scaling.md"), plot.markdown_table(header, rows))
         for (family, method), slope in sorted(slopes.items()):
             print(f"{family:12s} {method:24s} slope {plot.fmt(slope, '.6f')}")
     if per_problem:
-        with open(os.path.join(args.out, "bench_rhs.md"), "w") as f:
-            f.write(per_problem_table(per_problem))
+        write_atomic(os.path.join(args.out, "bench_rhs.md"), per_problem_table(per_problem))
     if errored:
         print(f"left out ({len(errored)} reported an error, e.g. a refused problem): "
               + ", ".join(errored[:5]) + (" …" if len(errored) > 5 else ""))

@@ -1,7 +1,9 @@
-"""The files cmbench's Python reads: JSON read within bounds.
+"""The files cmbench's Python reads and writes: JSON read within bounds, every write atomic.
 
-    from cmbench.files import read_json
+    from cmbench.files import read_json, write_atomic, save_figure
     doc = read_json("results/default/RUN/results.json", "result set")
+    write_atomic("README.md", text)                   # text (written as UTF-8) or bytes
+    save_figure(fig, "out/drift.pdf", dpi=300)        # format from the extension
 
 read_json refuses with InputFileError (a ValueError; str(): 'PATH: what is wrong (WHAT)', the
 place in the document given as a line and column or a JSON path such as /runs/3):
@@ -13,16 +15,25 @@ place in the document given as a line and column or a JSON path such as /runs/3)
     typo), NaN and Infinity (not JSON), numbers beyond double range (the C++ reader refuses them).
 The limits and the refusals are those of the C++ reader (core/json_input.hpp).
 
+write_atomic and save_figure write a temporary file beside the target, flush and fsync it, give
+it the target's mode and rename it over the target: a reader sees the previous file or the new
+one, never a part of one. A write that fails (a full disk, a file-size limit, an error while
+drawing) removes the temporary file and leaves the previous one as it was; an OSError is raised
+as OutputFileError naming the target.
+
 exit_status(prog, entry) runs an entry point's work with these errors as one line on stderr.
 """
+import contextlib
 import json
 import math
 import os
 import re
+import secrets
+import stat
 import sys
 
-__all__ = ["read_json", "read_text", "parse_json", "exit_status", "InputFileError",
-           "MAX_FILE_BYTES", "MAX_JSON_DEPTH"]
+__all__ = ["read_json", "read_text", "parse_json", "write_atomic", "save_figure", "exit_status",
+           "InputFileError", "OutputFileError", "MAX_FILE_BYTES", "MAX_JSON_DEPTH"]
 
 # Committed result sets are at most 3.9 MB (795 runs, about 4.8 kB a run): 256 MiB leaves room
 # for some 55 000 runs in one set, while the objects Python builds from a file that size (1.5
@@ -42,6 +53,14 @@ class InputFileError(ValueError):
         super().__init__(f"{path}: {problem}" + (f" ({what})" if what else ""))
         self.path = path
         self.problem = problem
+
+
+class OutputFileError(OSError):
+    """A file that could not be written (the previous file, if any, is as it was): str() is
+    'PATH: cannot write: why'."""
+
+    def __str__(self):
+        return f"{self.filename}: cannot write: {self.strerror}"
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -195,13 +214,79 @@ def _refusals(document):
             stack += reversed([(v, f"{path}/{i}") for i, v in enumerate(value)])
 
 
+# --- writing ----------------------------------------------------------------------------------
+
+def write_atomic(path, data):
+    """Replaces the file at path (or creates it) with data, text (UTF-8) or bytes, whole or not
+    at all."""
+    with _replacing(path) as f:
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def save_figure(fig, path, **options):
+    """fig.savefig(path, **options), whole or not at all. The format is the extension's: a file
+    object gives matplotlib no name to take it from."""
+    with _replacing(path) as f:
+        fig.savefig(f, format=os.path.splitext(path)[1][1:], **options)
+
+
+@contextlib.contextmanager
+def _replacing(path):
+    """A binary file object whose contents replace the file at path when the block ends
+    without an error."""
+    target = os.path.realpath(path)  # a symlink's target, as open(path, "w") would write
+    try:
+        temporary, fd = _create_beside(target)
+    except OSError as error:
+        raise _cannot_write(path, error) from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        _keep_mode(target, temporary)
+        os.replace(temporary, target)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if isinstance(error, OSError):
+            raise _cannot_write(path, error) from None
+        raise
+
+
+def _create_beside(target):
+    """(name, descriptor) of a new hidden file in target's directory: a rename within one file
+    system is atomic."""
+    directory, name = os.path.split(target)
+    while True:
+        temporary = os.path.join(directory, f".{name}.{secrets.token_hex(4)}.tmp")
+        try:
+            # Mode 0666 less the umask: what open(target, "w") gives a new file.
+            return temporary, os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+
+
+def _keep_mode(target, temporary):
+    with contextlib.suppress(FileNotFoundError):
+        os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
+
+
+def _cannot_write(path, error):
+    return OutputFileError(error.errno, error.strerror or str(error), os.fspath(path))
+
+
 # --- command lines ----------------------------------------------------------------------------
 
 def exit_status(prog, entry, *args):
     """entry(*args), the work of an entry point, as an exit status: an input file it cannot use
-    is one line 'PROG: PATH: what is wrong' on stderr and status 2, never a traceback."""
+    is one line 'PROG: PATH: what is wrong' on stderr and status 2, a file it could not write one
+    line and status 1; never a traceback."""
     try:
         return entry(*args)
     except InputFileError as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
+    except OutputFileError as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return 1

@@ -32,8 +32,9 @@ run, a --names file that cannot be used — one line on stderr names the file an
 ("report.py: DIR/results.json: 'runs' must be a list, not a number") and the exit status is 2. A
 bad part — a run record of the wrong shape, an unreadable runs/*.json or series CSV, a malformed
 context block — is left out with one warning line naming it ("report.py: warning: PATH: what is
-wrong; run left out") and the rest is reported (exit 0). Exit status 1 when a figure failed
-with an unexpected error (the others are still written).
+wrong; run left out") and the rest is reported (exit 0). Every file is written whole or not at
+all (cmbench.files.write_atomic). Exit status 1 when a figure failed with an unexpected error
+(the others are still written) or a file could not be written (one line naming it).
 """
 import argparse
 import collections
@@ -192,6 +193,10 @@ def _figures(rows, results_dir, progress):
         except plot.Skipped as why:
             skipped.append((name, str(why)))
             outcome = "skipped"
+        except files.OutputFileError as error:  # drawn but not written: no traceback to show
+            errors.append((name, str(error)))
+            plot.pyplot().close("all")
+            outcome = "FAILED"
         except Exception as error:  # one broken figure must not cost the others
             traceback.print_exc()
             errors.append((name, f"{type(error).__name__}: {error}"))

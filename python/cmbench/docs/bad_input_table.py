@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 from . import ROOT
-from ..files import exit_status, read_json
+from ..files import exit_status, read_json, write_atomic
 
 CASES = os.path.join(ROOT, "tests", "bad_inputs.json")
 TABLE = os.path.join(ROOT, "docs", "bad_input.md")
@@ -47,8 +47,7 @@ def run_case(binary, case):
             make_shards(binary, case, work)
         if "campaign" in case:
             text = case["campaign"] if isinstance(case["campaign"], str) else json.dumps(case["campaign"])
-            with open(os.path.join(work, "campaign.json"), "w") as f:
-                f.write(text)
+            write_atomic(os.path.join(work, "campaign.json"), text)
         done = subprocess.run([binary] + shlex.split(case["args"]), cwd=work,
                               capture_output=True, text=True)
         lines = (done.stdout + done.stderr).strip().splitlines()
@@ -87,8 +86,7 @@ def main():
             sys.exit("docs/bad_input.md is out of date: run PYTHONPATH=python python3 -m "
                      "cmbench.docs.bad_input_table " + sys.argv[1])
         return
-    with open(TABLE, "w") as f:
-        f.write(text)
+    write_atomic(TABLE, text)
 
 
 if __name__ == "__main__":
