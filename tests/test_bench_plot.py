@@ -102,7 +102,7 @@ def main():
         out_bad = os.path.join(tmp, "out_bad")
         p = subprocess.run([sys.executable, *SCRIPT, bad, "--out", out_bad], capture_output=True,
                            text=True, env=ENV)
-        check(p.returncode == 2 and "not a Google Benchmark JSON file" in p.stderr,
+        check(p.returncode == 2 and f"bench_plot: {bad}: not valid JSON" in p.stderr,
               f"malformed input: exit {p.returncode}, {p.stderr}")
         check(not os.path.exists(out_bad), "nothing written for malformed input")
     if failures:

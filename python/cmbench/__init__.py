@@ -24,7 +24,8 @@ list, describe, run and campaign need the compiled module cmbench._core, built w
     python3 -m cmbench.docs.bad_input_table CMBENCH [--check]   docs/bad_input.md
     python3 -m cmbench.docs.check_sources        no citation of a document outside the repository
 
-Modules: api (the functions above), results (run records, result sets, series CSV), plot
+Modules: api (the functions above), files (every file read within bounds, every write atomic:
+InputFileError for a file that cannot be used), results (run records, result sets, series CSV), plot
 (styles, panels, fits, Markdown and LaTeX tables), figures.runs and figures.baumgarte (one
 function per figure), tables (the report's tables), report (the report), bench (the benchmark
 figure), derive (sympy models to problems). They need numpy, matplotlib for figures and pandas
@@ -34,12 +35,14 @@ problems/derive/. schema holds the JSON Schemas of the files cmbench reads and w
 """
 from .api import InputError, campaign, describe, load, run, version
 from .api import list_catalog as list
+from .files import InputFileError
 
-__all__ = ["list", "describe", "run", "campaign", "load", "version", "InputError", "report"]
+__all__ = ["list", "describe", "run", "campaign", "load", "version", "InputError",
+           "InputFileError", "report"]
 
 
 _SUBMODULES = {"report", "results", "plot", "style", "names", "tables", "figures", "bench",
-               "derive", "docs", "rerun", "schema"}
+               "derive", "docs", "rerun", "schema", "files"}
 
 
 def __getattr__(name):

@@ -22,6 +22,8 @@ import json
 import math
 import os
 
+from . import files
+
 __all__ = ["list_catalog", "describe", "run", "campaign", "load", "version", "InputError"]
 
 
@@ -123,11 +125,10 @@ def campaign(file_or_dict, *, jobs=None, out=None, filter=None, resume=False, fo
         text, origin = json.dumps(file_or_dict), "campaign (dict)"
     else:
         origin = os.fspath(file_or_dict)
-        try:
-            with open(origin, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            raise InputError(f"cannot read campaign file '{origin}': {e.strerror}") from None
+        try:  # the text only: the C++ reader parses it, within the same depth limit
+            text = files.read_text(origin, "campaign file")
+        except files.InputFileError as e:
+            raise InputError(str(e)) from None
     options = {"jobs": jobs, "out": os.fspath(out) if out else "", "filter": filter or "",
                "resume": resume, "force": force, "shard": shard or "1/1", "dry_run": dry_run,
                "progress": progress}

@@ -11,20 +11,18 @@ With repetitions the median aggregate is used; benchmarks that reported an error
 that refuses a problem) are left out and listed. CPU time is used throughout.
 
 Usage: python3 -m cmbench.bench BENCH.json [BENCH.json ...] --out DIR   (PYTHONPATH=python)
-Exit status: 0 written, 2 unreadable or empty input (message on stderr).
+Exit status: 0 written, 2 unreadable or empty input (read by cmbench.files.read_json; one line on
+stderr naming the file), 1 a file that could not be written (each is written whole or not at
+all).
 """
 import argparse
-import json
 import os
 import sys
 
 from . import plot
+from .files import InputFileError, exit_status, read_json, write_atomic
 
 UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-
-
-class InputError(Exception):
-    pass
 
 
 def read_costs(paths):
@@ -32,12 +30,10 @@ def read_costs(paths):
     aggregate wins over single iterations of the same run."""
     costs, medians, errored = {}, {}, []
     for path in paths:
-        try:
-            with open(path) as f:
-                doc = json.load(f)
-            entries = doc["benchmarks"]
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise InputError(f"{path}: not a Google Benchmark JSON file ({e})")
+        doc = read_json(path, "Google Benchmark JSON")
+        entries = doc.get("benchmarks") if isinstance(doc, dict) else None
+        if not isinstance(entries, list):
+            raise InputFileError(path, "not a Google Benchmark JSON file (no 'benchmarks' list)")
         for b in entries:
             name = b.get("run_name", b.get("name", ""))
             if b.get("error_occurred"):
@@ -55,7 +51,7 @@ def read_costs(paths):
                     costs[name] = (seconds, int(b.get("nq", 0)))
     costs.update(medians)
     if not costs:
-        raise InputError("no timed benchmarks in " + ", ".join(paths))
+        raise InputFileError(", ".join(paths), "no timed benchmarks")
     return costs, sorted(set(errored))
 
 
@@ -127,25 +123,22 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("inputs", nargs="+", help="Google Benchmark JSON files of cmb_bench")
     parser.add_argument("--out", required=True, help="directory for the figure and tables")
-    args = parser.parse_args(argv)
-    try:
-        costs, errored = read_costs(args.inputs)
-    except InputError as e:
-        print(f"bench_plot: {e}", file=sys.stderr)
-        return 2
+    return exit_status("bench_plot", plot_costs, parser.parse_args(argv))
+
+
+def plot_costs(args):
+    costs, errored = read_costs(args.inputs)
     os.makedirs(args.out, exist_ok=True)
     scaling, per_problem = split(costs)
     if scaling:
         rows, slopes = scaling_figure(scaling, args.out)
         header = ["family", "method", "N", "nq", "cost at smallest", "cost at largest",
                   "log-log slope"]
-        with open(os.path.join(args.out, "bench_scaling.md"), "w") as f:
-            f.write(plot.markdown_table(header, rows))
+        write_atomic(os.path.join(args.out, "bench_scaling.md"), plot.markdown_table(header, rows))
         for (family, method), slope in sorted(slopes.items()):
             print(f"{family:12s} {method:24s} slope {plot.fmt(slope, '.6f')}")
     if per_problem:
-        with open(os.path.join(args.out, "bench_rhs.md"), "w") as f:
-            f.write(per_problem_table(per_problem))
+        write_atomic(os.path.join(args.out, "bench_rhs.md"), per_problem_table(per_problem))
     if errored:
         print(f"left out ({len(errored)} reported an error, e.g. a refused problem): "
               + ", ".join(errored[:5]) + (" …" if len(errored) > 5 else ""))

@@ -19,8 +19,9 @@ per problem id, and error_unit / drift_units turn them into axis labels ("m", "m
 "output units" for a problem not in the table).
 """
 import contextlib
-import json
 import os
+
+from .files import InputFileError, read_json
 
 METHODS = {
     "index1": "Index-1 KKT",
@@ -121,13 +122,13 @@ def overriding(names_or_path):
 
 
 def load_overrides(path):
-    """override() with the JSON object in file `path` (ValueError: 'PATH: what is wrong')."""
+    """override() with the JSON object in file `path`, read by cmbench.files.read_json
+    (InputFileError, a ValueError: 'PATH: what is wrong')."""
+    mapping = read_json(path, "display names")
     try:
-        with open(path) as f:
-            mapping = json.load(f)
         override(mapping)
-    except (OSError, json.JSONDecodeError, ValueError) as error:
-        raise ValueError(f"{path}: {error}") from None
+    except ValueError as error:
+        raise InputFileError(path, str(error), "display names") from None
 
 
 def _name(section, id_):

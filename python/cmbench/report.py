@@ -24,14 +24,17 @@ precision_table.{md,tex}, drift_energy_table.{md,tex}, convergence_table.md, sca
 baumgarte_heatmaps.md, impulse_response.md; and report.md and report.html linking all of them,
 with the context block and the figures skipped for lack of data. docs/report.md describes each.
 
-Input is checked as it is loaded (cmbench.results: BadInput, BadInputWarning). When nothing can be
-reported — no such directory, neither results.json nor runs/, a results.json that is not valid
-JSON or whose 'runs' is not a list, not one usable run — one line on stderr names the file and
-what is wrong ("report.py: DIR/results.json: 'runs' must be a list, not a number") and the exit
-status is 2. A bad part — a run record of the wrong shape, an unreadable runs/*.json or series
-CSV, a malformed context block — is left out with one warning line naming it
-("report.py: warning: PATH: what is wrong; run left out") and the rest is reported (exit 0).
-Exit status 1 when a figure failed with an unexpected error (the others are still written).
+Input is checked as it is loaded (cmbench.results: InputFileError, BadInputWarning; JSON is read
+by cmbench.files.read_json, which refuses files over 256 MiB, nesting deeper than 64 levels,
+duplicate keys and NaN). When nothing can be reported — no such directory, neither results.json
+nor runs/, a results.json that is not valid JSON or whose 'runs' is not a list, not one usable
+run, a --names file that cannot be used — one line on stderr names the file and what is wrong
+("report.py: DIR/results.json: 'runs' must be a list, not a number") and the exit status is 2. A
+bad part — a run record of the wrong shape, an unreadable runs/*.json or series CSV, a malformed
+context block — is left out with one warning line naming it ("report.py: warning: PATH: what is
+wrong; run left out") and the rest is reported (exit 0). Every file is written whole or not at
+all (cmbench.files.write_atomic). Exit status 1 when a figure failed with an unexpected error
+(the others are still written) or a file could not be written (one line naming it).
 """
 import argparse
 import collections
@@ -43,7 +46,7 @@ import time
 import traceback
 import warnings
 
-from . import names, plot, rerun, results, style, tables
+from . import files, names, plot, rerun, results, style, tables
 from .figures import baumgarte as baumgarte_figures, runs as run_figures
 from .tables import write
 
@@ -190,6 +193,10 @@ def _figures(rows, results_dir, progress):
         except plot.Skipped as why:
             skipped.append((name, str(why)))
             outcome = "skipped"
+        except files.OutputFileError as error:  # drawn but not written: no traceback to show
+            errors.append((name, str(error)))
+            plot.pyplot().close("all")
+            outcome = "FAILED"
         except Exception as error:  # one broken figure must not cost the others
             traceback.print_exc()
             errors.append((name, f"{type(error).__name__}: {error}"))
@@ -291,25 +298,20 @@ def parse_args(argv):
 
 def main(argv=None):
     opts = parse_args(sys.argv[1:] if argv is None else argv)
-    results_dir = opts.results_dir
     warnings.showwarning = print_warning
+    return files.exit_status(PROG, _report, opts)
 
+
+def _report(opts):
     def progress(message):
         print(f"{PROG}: {message}", file=sys.stderr, flush=True)
 
-    try:
-        _, produced, skipped, errors = build(results_dir, opts.width, opts.names,
-                                             opts.series_from,
-                                             None if opts.quiet else progress, opts.work)
-    except results.BadInput as bad:
-        print(f"{PROG}: {bad}", file=sys.stderr)
-        return 2
-    except ValueError as bad:  # a bad --names file
-        print(f"{PROG}: {bad}", file=sys.stderr)
-        return 2
-    files = sum(len(f["files"]) for f in produced)
-    print(f"report: {os.path.join(results_dir, 'report.md')} and report.html "
-          f"({len(produced)} figures, {files} files; {len(skipped)} skipped"
+    _, produced, skipped, errors = build(opts.results_dir, opts.width, opts.names,
+                                         opts.series_from, None if opts.quiet else progress,
+                                         opts.work)
+    written = sum(len(f["files"]) for f in produced)
+    print(f"report: {os.path.join(opts.results_dir, 'report.md')} and report.html "
+          f"({len(produced)} figures, {written} files; {len(skipped)} skipped"
           + (f"; {len(errors)} FAILED: {', '.join(n for n, _ in errors)}" if errors else "") + ")")
     for name, reason in skipped:
         print(f"  skipped {name}: {reason}")

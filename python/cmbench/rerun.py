@@ -40,7 +40,7 @@ def loose_identity(record):
 
 
 def attach(results_dir, other_dir, records):
-    """Reads other_dir (results.BadInput when it cannot be read) and registers, for each of
+    """Reads other_dir (results.InputFileError when it cannot be read) and registers, for each of
     `records` (run records of results_dir) with an identical re-run there, that re-run's
     series. Returns {"matched", "total", "git_sha" (of the re-run's build)}."""
     doc = results.load_doc(other_dir)

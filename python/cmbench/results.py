@@ -11,12 +11,13 @@ records, one per file) and series/<stem>.csv per run; a run's series is found th
 its record in runs/ (or, without runs/, the stem the runner derives from the run key).
 
 What is read is checked against that contract (docs/json_schema.md) as it is loaded: a results
-directory that cannot be used at all raises BadInput ('PATH: what is wrong'); a part that can be
-left out — a run record, a series CSV, the context block — is left out with a BadInputWarning
-naming it, so that the rest can still be reported.
+directory that cannot be used at all raises InputFileError ('PATH: what is wrong'; BadInput is
+its older name here); a part that can be left out — a run record, a series CSV, the context
+block — is left out with a BadInputWarning naming it, so that the rest can still be reported.
+Files are read by cmbench.files, within its bounds (size; JSON depth, no duplicate keys).
 """
 import csv
-import json
+import io
 import math
 import os
 import statistics
@@ -24,19 +25,18 @@ import warnings
 
 import numpy as np
 
+from .files import InputFileError, read_json, read_text
+
 __all__ = ["load", "load_doc", "flatten", "frame", "series", "series_path",
            "split_key", "key_parts", "sweep_key", "case_key", "variant_label", "group_series",
-           "case_labels", "read_json", "read_series", "record_problem", "BadInput",
+           "case_labels", "read_series", "record_problem", "InputFileError", "BadInput",
            "BadInputWarning"]
 
 
 # --- checking what is read --------------------------------------------------------------------
 
-class BadInput(Exception):
-    """A results directory or file that cannot be used; str() is 'PATH: what is wrong'."""
-
-    def __init__(self, path, what):
-        super().__init__(f"{path}: {what}")
+# The name this module gave the error before every reader shared cmbench.files' one.
+BadInput = InputFileError
 
 
 class BadInputWarning(UserWarning):
@@ -152,20 +152,6 @@ def record_problem(record):
     return problem
 
 
-def read_json(path):
-    """The parsed JSON document at path; BadInput when it cannot be read or parsed."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except json.JSONDecodeError as e:
-        raise BadInput(path, f"not valid JSON (truncated?): {e.msg} at line {e.lineno} "
-                             f"column {e.colno}") from None
-    except UnicodeDecodeError:
-        raise BadInput(path, "not valid JSON (not UTF-8 text)") from None
-    except OSError as e:
-        raise BadInput(path, f"cannot read: {e.strerror}") from None
-
-
 def _run_label(record):
     key = record.get("key") if isinstance(record, dict) else None
     return f" ({key})" if isinstance(key, str) else ""
@@ -185,12 +171,12 @@ def _usable_runs(labelled):
 
 
 def _check_doc(doc, path):
-    """results.json: an object whose 'runs' is a list (else BadInput); a malformed optional
+    """results.json: an object whose 'runs' is a list (else InputFileError); a malformed optional
     part (DOC_PARTS) is set to None with a warning."""
     if not isinstance(doc, dict):
-        raise BadInput(path, f"must be a JSON object, not {_kind(doc)}")
+        raise InputFileError(path, f"must be a JSON object, not {_kind(doc)}")
     if not isinstance(doc.get("runs"), list):
-        raise BadInput(path, "'runs' must be a list" + (
+        raise InputFileError(path, "'runs' must be a list" + (
             f", not {_kind(doc['runs'])}" if "runs" in doc else " (missing)"))
     for part, shape in DOC_PARTS.items():
         problem = _field_problem(doc, part, shape, part)
@@ -216,8 +202,8 @@ def run_files(results_dir):
             if name.endswith(".json"):
                 path = os.path.join(runs_dir, name)
                 try:
-                    out.append((path, read_json(path)))
-                except BadInput as bad:
+                    out.append((path, read_json(path, "run record")))
+                except InputFileError as bad:
                     _warn(f"{bad}; file ignored")
         _RUN_FILES[os.path.abspath(runs_dir)] = out
     return _RUN_FILES[os.path.abspath(runs_dir)]
@@ -227,7 +213,7 @@ def _doc_from_runs(results_dir):
     """The document of an interrupted campaign (no results.json): the records of runs/*.json."""
     records = _usable_runs(run_files(results_dir))
     if not records:
-        raise BadInput(os.path.join(results_dir, "runs"), "no usable run record, and no "
+        raise InputFileError(os.path.join(results_dir, "runs"), "no usable run record, and no "
                        "results.json")
     return {"campaign": os.path.basename(os.path.normpath(results_dir)),
             "context": records[0].get("context"), "runs": records}
@@ -236,23 +222,24 @@ def _doc_from_runs(results_dir):
 def load_doc(results_dir):
     """The results document: {"campaign", "context", "runs", ...}, its runs those record_problem
     accepts (the others are left out with a warning). Without results.json (an interrupted
-    campaign), the records of runs/*.json in key order. BadInput when there is nothing to
+    campaign), the records of runs/*.json in key order. InputFileError when there is nothing to
     report: no such directory, no results.json nor runs/, a results.json that is not JSON or
     whose 'runs' is not a list, or not one usable run among some."""
     if not os.path.isdir(results_dir):
-        raise BadInput(results_dir, "not a directory" if os.path.exists(results_dir)
-                       else "no such directory")
+        raise InputFileError(results_dir, "not a directory" if os.path.exists(results_dir)
+                             else "no such directory")
     path = os.path.join(results_dir, "results.json")
     if os.path.exists(path):
-        doc = read_json(path)
+        doc = read_json(path, "result set")
         _check_doc(doc, path)
         runs = doc["runs"]
         doc["runs"] = _usable_runs((f"{path}: runs[{i}]", r) for i, r in enumerate(runs))
         if runs and not doc["runs"]:
-            raise BadInput(path, f"none of its {len(runs)} runs is usable")
+            raise InputFileError(path, f"none of its {len(runs)} runs is usable")
         return doc
     if not os.path.isdir(os.path.join(results_dir, "runs")):
-        raise BadInput(results_dir, "neither results.json nor runs/ (not a results directory)")
+        raise InputFileError(results_dir,
+                             "neither results.json nor runs/ (not a results directory)")
     doc = _doc_from_runs(results_dir)
     _check_doc(doc, os.path.join(results_dir, "runs"))
     return doc
@@ -437,7 +424,7 @@ def series(results_dir, record):
         return {}
     try:
         return read_series(path)
-    except BadInput as bad:
+    except InputFileError as bad:
         _warn(f"{bad}; series left out")
         return {}
 
@@ -446,27 +433,27 @@ def _cell(text, path, line):
     try:
         return float(text) if text != "" else math.nan
     except ValueError:
-        raise BadInput(path, f"line {line}: {text!r} is not a number") from None
+        raise InputFileError(path, f"line {line}: {text!r} is not a number") from None
 
 
 def read_series(path):
-    """{column: numpy array} of a series CSV (empty cells are NaN); BadInput when the file is
-    empty, or a row is not one number (or empty cell) per header column — a truncated or
-    damaged file."""
+    """{column: numpy array} of a series CSV (empty cells are NaN); InputFileError when the file
+    cannot be read (cmbench.files.read_text's bounds), is empty, or a row is not one number (or
+    empty cell) per header column — a truncated or damaged file."""
+    text = read_text(path, "series CSV")
     try:
-        with open(path, newline="", encoding="utf-8") as f:
-            lines = list(csv.reader(f))
-    except (OSError, UnicodeDecodeError, csv.Error) as e:
-        raise BadInput(path, f"cannot read: {getattr(e, 'strerror', None) or e}") from None
+        lines = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as e:
+        raise InputFileError(path, f"cannot read: {e}") from None
     if not lines:
-        raise BadInput(path, "empty file (truncated?)")
+        raise InputFileError(path, "empty file (truncated?)")
     header, rows = lines[0], []
     for line, row in enumerate(lines[1:], start=2):
         if not row:
             continue
         if len(row) != len(header):
-            raise BadInput(path, f"line {line}: {len(row)} cells, the header has {len(header)} "
-                                 "(truncated?)")
+            raise InputFileError(path, f"line {line}: {len(row)} cells, the header has "
+                                       f"{len(header)} (truncated?)")
         rows.append([_cell(text, path, line) for text in row])
     values = np.array(rows, dtype=float).reshape(len(rows), len(header))
     return {name: values[:, i].copy() for i, name in enumerate(header)}

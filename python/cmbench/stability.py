@@ -100,7 +100,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         s = summary(_rows(args.a), _rows(args.b))
-    except results.BadInput as error:
+    except results.InputFileError as error:
         print(f"stability: {error}", file=sys.stderr)
         return 2
     if args.json:

@@ -28,6 +28,8 @@ import hashlib
 import math
 import os
 
+from .files import save_figure
+
 WIDTHS = {"single": 3.5, "double": 7.0}   # inches: a journal's column and text width
 DEFAULT_WIDTH = "double"
 MIN_FONT = 8.0                             # pt, at print size: every text of every figure
@@ -436,13 +438,13 @@ def add_save_hook(hook):
 
 def save(fig, out_dir, name):
     """Writes NAME.pdf (vector, without a creation date) and NAME.png (PNG_DPI) at the figure's
-    print size; returns their paths."""
+    print size, each whole or not at all (cmbench.files.save_figure); returns their paths."""
     for hook in list(_save_hooks):
         hook(fig, name)
     paths = [os.path.join(out_dir, f"{name}.{ext}") for ext in ("pdf", "png")]
     for path in paths:
         # No creation date: the same figure gives the same file (no churn in committed sets).
-        fig.savefig(path, dpi=PNG_DPI,
+        save_figure(fig, path, dpi=PNG_DPI,
                     metadata={"CreationDate": None} if path.endswith(".pdf") else None)
     pyplot().close(fig)
     return paths

@@ -5,6 +5,7 @@ and energy figures draw (drift_energy_table), each written as Markdown and LaTeX
 import os
 
 from . import plot, results
+from .files import write_atomic
 from .figures import runs
 
 LEVELS = [1e-3, 1e-6]
@@ -57,8 +58,7 @@ def drift_energy_table(rows):
 
 
 def write(results_dir, name, text):
-    with open(os.path.join(results_dir, name), "w") as f:
-        f.write(text)
+    write_atomic(os.path.join(results_dir, name), text)
 
 
 def write_tables(rows, results_dir):

@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 from . import ROOT
+from ..files import exit_status, read_json, write_atomic
 
 CASES = os.path.join(ROOT, "tests", "bad_inputs.json")
 TABLE = os.path.join(ROOT, "docs", "bad_input.md")
@@ -46,8 +47,7 @@ def run_case(binary, case):
             make_shards(binary, case, work)
         if "campaign" in case:
             text = case["campaign"] if isinstance(case["campaign"], str) else json.dumps(case["campaign"])
-            with open(os.path.join(work, "campaign.json"), "w") as f:
-                f.write(text)
+            write_atomic(os.path.join(work, "campaign.json"), text)
         done = subprocess.run([binary] + shlex.split(case["args"]), cwd=work,
                               capture_output=True, text=True)
         lines = (done.stdout + done.stderr).strip().splitlines()
@@ -60,7 +60,7 @@ def cell(text):
 
 def table(binary):
     rows = [HEADER]
-    for i, case in enumerate(json.load(open(CASES))):
+    for i, case in enumerate(read_json(CASES, "bad-input cases")):
         code, message = run_case(binary, case)
         command = "`cmbench " + cell(case["args"]) + "`"
         if "campaign" in case:
@@ -86,9 +86,8 @@ def main():
             sys.exit("docs/bad_input.md is out of date: run PYTHONPATH=python python3 -m "
                      "cmbench.docs.bad_input_table " + sys.argv[1])
         return
-    with open(TABLE, "w") as f:
-        f.write(text)
+    write_atomic(TABLE, text)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(exit_status("cmbench.docs.bad_input_table", main))

@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 from . import ROOT
+from ..files import exit_status, write_atomic
 
 DOC = os.path.join(ROOT, "docs", "methods.md")
 OPEN, CLOSE = "<!--catalog:capabilities-->", "<!--/catalog-->"
@@ -62,10 +63,9 @@ def main():
               "  PYTHONPATH=python python3 -m cmbench.docs.capability_table --write\n"
               "wanted:\n" + "\n".join(wanted), file=sys.stderr)
         return 1
-    with open(DOC, "w", encoding="utf-8") as f:
-        f.write("\n".join(before + [""] + wanted + [""] + after))
+    write_atomic(DOC, "\n".join(before + [""] + wanted + [""] + after))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_status("cmbench.docs.capability_table", main))

@@ -12,7 +12,6 @@ Usage: python3 -m cmbench.docs.check_sources [--cmbench build/cmbench]   (PYTHON
 Exit 0 when clean, 1 listing every offending line.
 """
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -20,6 +19,7 @@ import sys
 import tempfile
 
 from . import ROOT
+from ..files import exit_status, parse_json, read_text
 
 SCANNED = ["core", "catalog", "methods", "problems", "harness", "cli", "scripts", "python", "docs",
            "campaigns", "README.md", "LICENSE"]
@@ -90,9 +90,8 @@ def scan_output(cmbench):
         record = os.path.join(tmp, "run.json")
         run(["run", "--problem", "crank_rocker", "--method", "index1", "--stepper", "rk4",
              "--dt", "0.01", "--t-end", "0.1", "--repeat", "0", "--out", record])
-        with open(record, encoding="utf-8") as f:
-            text = f.read()
-        json.loads(text)  # a record, not an error message
+        text = read_text(record, "run record")
+        parse_json(text, record, "run record")  # a record, not an error message
         found += offending_lines("run record (crank_rocker)", text)
     found += offending_lines("cmbench list", run(["list"]))
     for pid in problem_ids():
@@ -123,4 +122,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_status("cmbench.docs.check_sources", main))

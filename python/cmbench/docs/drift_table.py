@@ -61,4 +61,4 @@ def cells(key, records):
 
 if __name__ == "__main__":
     from . import run_table
-    run_table.main(sys.modules[__name__], repeat=3)
+    sys.exit(run_table.main(sys.modules[__name__], repeat=3))

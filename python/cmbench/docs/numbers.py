@@ -46,7 +46,6 @@ keeps the command that produced them next to them.
 """
 import argparse
 import concurrent.futures
-import json
 import os
 import re
 import shlex
@@ -56,6 +55,7 @@ import tempfile
 import time
 
 from . import ROOT, integrator_numbers
+from ..files import exit_status, read_json, write_atomic
 from .run_table import line as table_line
 
 DOCS = ["README.md", "docs/methods.md", "docs/performance.md", "docs/robustness.md",
@@ -425,8 +425,7 @@ def replace_table(rel, table_id, new_lines):
     start = next(i for i, line in enumerate(lines) if line.strip() == f"<!--table:{table_id}-->")
     end = next(i for i in range(start, len(lines)) if lines[i].strip() == TABLE_CLOSE)
     lines[start:end + 1] = [lines[start], ""] + list(new_lines) + ["", TABLE_CLOSE]
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines))
+    write_atomic(path, "\n".join(lines))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -460,8 +459,7 @@ def run_all(cmbench, runs, jobs, verbose):
                                       cwd=tmp, capture_output=True, text=True)
                 times[key] = time.monotonic() - started
                 if os.path.exists(out):
-                    with open(out) as f:
-                        results[key] = json.load(f)
+                    results[key] = read_json(out, "run record")
                 else:
                     results[key] = None
                     first = (done.stdout + done.stderr).strip().splitlines()
@@ -621,8 +619,7 @@ def main():
                 current = f.read()
             for old, new in changed.items():
                 current = current.replace(old, new)
-            with open(doc_path(rel), "w", encoding="utf-8") as f:
-                f.write(current)
+            write_atomic(doc_path(rel), current)
         for rel, table_id, new_lines in table_writes:
             replace_table(rel, table_id, new_lines)
 
@@ -640,4 +637,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_status("cmbench.docs.numbers", main))

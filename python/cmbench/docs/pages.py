@@ -11,6 +11,7 @@ import re
 import sys
 
 from . import ROOT
+from ..files import exit_status, write_atomic
 
 KINDS = [("methods", "CMB_METHOD", "build/cmbench list methods"),
          ("problems", "CMB_PROBLEM", "build/cmbench describe {id}"),
@@ -54,11 +55,10 @@ def main():
                 if current != page:
                     stale.append(os.path.relpath(path, ROOT))
                 continue
-            with open(path, "w") as f:
-                f.write(page)
+            write_atomic(path, page)
     if stale:
         sys.exit("not current (run python3 -m cmbench.docs.pages): " + ", ".join(stale))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(exit_status("cmbench.docs.pages", main))

@@ -5,10 +5,11 @@ cmbench.docs.numbers checks such tables cell by cell (EXEMPT columns, e.g. timin
 checked).
 """
 import argparse
-import json
 import os
 import subprocess
 import tempfile
+
+from ..files import exit_status, read_json
 
 
 def line(row):
@@ -25,19 +26,23 @@ def build(module, cmbench, repeat=0):
                             record_path], capture_output=True, cwd=tmp)
             record = None
             if os.path.exists(record_path):  # bad input: cmbench wrote nothing
-                with open(record_path) as f:
-                    record = json.load(f)
+                record = read_json(record_path, "run record")
                 os.remove(record_path)
             lines.append(line(module.cells(key, [record])))
     return lines
 
 
 def main(module, repeat=0):
-    """Prints the table; --write also replaces it in module.DOC between its markers."""
+    """Prints the table; --write also replaces it in module.DOC between its markers. Returns
+    the exit status (cmbench.files.exit_status)."""
     parser = argparse.ArgumentParser(description=module.__doc__.splitlines()[0])
     parser.add_argument("--cmbench", default="build/cmbench")
     parser.add_argument("--write", action="store_true", help=f"replace the table in {module.DOC}")
     opts = parser.parse_args()
+    return exit_status(module.__name__, _print_and_write, module, opts, repeat)
+
+
+def _print_and_write(module, opts, repeat):
     lines = build(module, os.path.abspath(opts.cmbench), repeat)
     print("\n".join(lines))
     if opts.write:

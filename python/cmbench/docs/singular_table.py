@@ -84,4 +84,4 @@ def cells(key, records):
 
 if __name__ == "__main__":
     from . import run_table
-    run_table.main(sys.modules[__name__], repeat=0)
+    sys.exit(run_table.main(sys.modules[__name__], repeat=0))

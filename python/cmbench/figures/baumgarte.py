@@ -11,6 +11,7 @@ import re
 import numpy as np
 
 from .. import names, plot, rerun, style
+from ..files import write_atomic
 from ..plot import Skipped
 from .runs import result
 
@@ -248,8 +249,7 @@ def heatmaps(rows, results_dir):
             text += [f"## {caption}", "", plot.markdown_table(header, body)]
         style.finish(fig)
         files += plot.save(fig, results_dir, f"baumgarte_heatmap_{name}")
-    with open(f"{results_dir}/{HEATMAP_DOC}", "w") as f:
-        f.write("\n".join(text))
+    write_atomic(f"{results_dir}/{HEATMAP_DOC}", "\n".join(text))
     return result("baumgarte_heatmaps", "Baumgarte gain study",
                   "Per problem, stepper setting and initial perturbation, two maps over the "
                   "(α, β) grid of the baumgarte runs: the constraint drift (log colour scale, "
@@ -434,11 +434,11 @@ def impulse(rows, results_dir):
                       c["kind"], f"{r['stepper']} {r['setting']}", str(c["rows"]),
                       plot.fmt(c["deviation"]), plot.fmt(c["worst"]),
                       plot.fmt(c["rate_deviation"])])
-    with open(f"{results_dir}/{IMPULSE_DOC}", "w") as f:
-        f.write("Maximum over the samples of |simulated − analytic| / max |analytic| of the "
-                "normalized constraint error (Φ_i/w for a velocity impulse, Φ_i/p for a "
-                "position offset), and of ψ_0 against the analytic rate.\n\n")
-        f.write(plot.markdown_table(IMPULSE_HEADER, table))
+    write_atomic(f"{results_dir}/{IMPULSE_DOC}",
+                 "Maximum over the samples of |simulated − analytic| / max |analytic| of the "
+                 "normalized constraint error (Φ_i/w for a velocity impulse, Φ_i/p for a "
+                 "position offset), and of ψ_0 against the analytic rate.\n\n"
+                 + plot.markdown_table(IMPULSE_HEADER, table))
     return result("impulse_response", "Baumgarte impulse response",
                   "Constraint error of perturbed baumgarte runs against the closed-form "
                   "solution of Φ̈ + 2αΦ̇ + β²Φ = 0, one panel per damping regime (and per "

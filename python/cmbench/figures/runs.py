@@ -10,6 +10,7 @@ import statistics
 import numpy as np
 
 from .. import names, plot, rerun, results, style
+from ..files import write_atomic
 from ..plot import Skipped
 
 RESIDUAL_FLOOR = 1e-17  # log-scale figures draw smaller values (exact zeros) at this level
@@ -662,8 +663,7 @@ def convergence(rows, results_dir):
     files = plot.save(fig, results_dir, "convergence")
     column = fits[0]["error"]
     header, table = convergence_header(column), convergence_table(fits)
-    with open(f"{results_dir}/convergence_table.md", "w") as f:
-        f.write(plot.markdown_table(header, table))
+    write_atomic(f"{results_dir}/convergence_table.md", plot.markdown_table(header, table))
     return result("convergence", "Observed order of convergence",
                   _convergence_caption(column, crowded), files,
                   [{"title": f"Observed orders ({FIT_ERRORS[column][0]})",
@@ -747,8 +747,7 @@ def scaling(rows, results_dir):
         plot.number_legend(ax, legend, "slope")
     style.finish(fig, method_entries(methods))
     files = plot.save(fig, results_dir, "scaling")
-    with open(f"{results_dir}/scaling_table.md", "w") as f:
-        f.write(plot.markdown_table(SCALING_HEADER, table))
+    write_atomic(f"{results_dir}/scaling_table.md", plot.markdown_table(SCALING_HEADER, table))
     return result("scaling", "Cost per right-hand-side call against size",
                   "Run time (minimum of the repetitions, else the instrumented run) divided by "
                   "the number of RHS calls, against the number of coordinates nq (log-log); per "
