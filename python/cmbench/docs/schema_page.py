@@ -19,6 +19,7 @@ import sys
 
 from . import ROOT
 from .. import schema
+from ..files import write_atomic
 
 PAGE = os.path.join(ROOT, "docs", "json_schema.md")
 BLOCK = re.compile(r"^<!--schema:(\w+)-->\n.*?^<!--/schema-->$", re.S | re.M)
@@ -269,8 +270,7 @@ def main():
             sys.exit(f"not current (run python3 -m cmbench.docs.schema_page --write): "
                      f"{os.path.relpath(PAGE, ROOT)}")
         return
-    with open(PAGE, "w", encoding="utf-8") as f:
-        f.write(page)
+    write_atomic(PAGE, page)
 
 
 if __name__ == "__main__":
