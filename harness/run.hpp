@@ -95,7 +95,7 @@ inline double time_limit_margin(double limit) { return 2.0 + 0.05 * limit; }
 
 struct RunResult {
   RunStatus status = RunStatus::ok;  // how the run ended; the record's "status" spells it
-  nlohmann::json record;  // the JSON document of docs/json_schema.md
+  nlohmann::json record;             // the JSON document of docs/json_schema.md
   SampleSeries series;
   Mat reference;  // reference outputs at the sample times (empty if none)
   const Problem* problem = nullptr;
