@@ -31,9 +31,12 @@ cmb::ReferenceCacheExpectation expectation_for(const std::string& text) {
   try {
     const nlohmann::json doc = cmb::parse_json_input(text, "fuzz");
     const nlohmann::json key = doc.at("key");
-    const double t_end = key.at("t_end").get<double>();
-    const int intervals = key.at("grid_intervals").get<int>();
-    if (std::isfinite(t_end) && intervals >= 1 && intervals <= 200) expected.key = key;
+    const nlohmann::json& t_end = key.at("t_end");
+    const nlohmann::json& intervals = key.at("grid_intervals");
+    // Checked before converting: a float cast to int out of range is undefined behaviour.
+    if (t_end.is_number() && std::isfinite(t_end.get<double>()) && intervals.is_number_unsigned() &&
+        intervals.get<std::uint64_t>() >= 1 && intervals.get<std::uint64_t>() <= 200)
+      expected.key = key;
     const nlohmann::json& first_row = doc.at("outputs").at(0);
     if (first_row.is_array() && first_row.size() <= 64) expected.outputs = first_row.size();
   } catch (const std::exception&) {
