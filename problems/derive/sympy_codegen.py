@@ -8,6 +8,10 @@ import sys
 
 import sympy as sm
 
+# The package's atomic writer: a generated header is replaced whole or not at all.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from cmbench.files import write_atomic  # noqa: E402
+
 
 def emit(name, args, exprs, shape, data):
     """A C++ function writing exprs (a sympy Matrix) into out[] in row-major order."""
@@ -38,8 +42,7 @@ def write_or_check(path, text, check, script):
                 sys.exit(f"{os.path.relpath(path)} is not current: run /usr/bin/python3 {script}")
         return
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
+    write_atomic(path, text)
 
 
 def generate_file(doc, out, script, namespace, header, functions, arrays):
