@@ -7,7 +7,7 @@
 #include "cli/command.hpp"
 #include "core/errors.hpp"
 #include "core/params.hpp"
-#include "harness/context.hpp"
+#include "harness/run/context.hpp"
 
 namespace cmb::cli {
 

@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "catalog/catalog.hpp"
+#include "catalog/catalog_doc.hpp"
 #include "cli/command.hpp"
-#include "harness/catalog_doc.hpp"
-#include "harness/steppers.hpp"
+#include "steppers/steppers.hpp"
 
 namespace cmb::cli {
 

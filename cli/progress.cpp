@@ -7,7 +7,8 @@
 #include <limits>
 #include <sstream>
 
-#include "harness/steppers.hpp"
+#include "catalog/stepping.hpp"
+#include "steppers/steppers.hpp"
 
 namespace cmb::cli {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/campaign.hpp"
+#include "harness/campaign/campaign.hpp"
 
 namespace cmb::cli {
 

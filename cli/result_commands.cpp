@@ -9,9 +9,9 @@
 
 #include "cli/command.hpp"
 #include "cli/progress.hpp"
-#include "harness/campaign.hpp"
-#include "harness/compare.hpp"
-#include "harness/merge.hpp"
+#include "harness/campaign/campaign.hpp"
+#include "records/compare.hpp"
+#include "records/merge.hpp"
 
 namespace cmb::cli {
 

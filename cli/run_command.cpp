@@ -13,12 +13,13 @@
 #include <thread>
 
 #include "catalog/catalog.hpp"
+#include "catalog/stepping.hpp"
 #include "cli/command.hpp"
-#include "harness/context.hpp"
-#include "harness/output.hpp"
-#include "harness/run.hpp"
-#include "harness/run_request.hpp"
-#include "harness/self_converged.hpp"
+#include "harness/run/context.hpp"
+#include "harness/run/run.hpp"
+#include "harness/run/run_request.hpp"
+#include "harness/run/self_converged.hpp"
+#include "records/output.hpp"
 
 namespace cmb::cli {
 

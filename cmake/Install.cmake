@@ -4,8 +4,8 @@
 # cmbench_add_executable (cmake/cmbenchHelpers.cmake). The conformance suites are installed by
 # tests/CMakeLists.txt (they need GoogleTest).
 set(CMB_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/cmbench)
-set(CMB_EXPORTED_TARGETS cmb_options cmb_core cmb_methods cmb_problems cmb_integrators cmb_catalog
-                         cmb_harness cmb_cli)
+set(CMB_EXPORTED_TARGETS cmb_options cmb_core cmb_methods cmb_problems cmb_integrators cmb_steppers
+                         cmb_catalog cmb_records cmb_harness cmb_cli)
 if(CMB_ALGLIB)
   list(APPEND CMB_EXPORTED_TARGETS cmb_alglib)
 endif()
@@ -22,9 +22,9 @@ install(TARGETS ${CMB_EXPORTED_TARGETS} EXPORT cmbenchTargets
 install(EXPORT cmbenchTargets NAMESPACE cmbench:: DESTINATION ${CMB_INSTALL_CMAKEDIR})
 
 # Public headers: the interfaces and numerics (core), the method bases and problem helpers a new
-# entry builds on, the catalog, the harness API (runs, campaigns, result sets, steppers and their
-# step loop) and the command line's entry point.
-foreach(folder core methods/base catalog harness cli)
+# entry builds on, the steppers and their step loop, the catalog, the result files, the harness API
+# (runs, campaigns) and the command line's entry point.
+foreach(folder core methods/base steppers catalog records harness cli)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cmbench/${folder}
           FILES_MATCHING PATTERN "*.hpp")

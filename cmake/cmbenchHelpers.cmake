@@ -97,7 +97,7 @@ endfunction()
 # the end of the calling directory: the flag variables are read with the values that directory
 # ends with, which are those CMake compiles its targets with (a project may set them after the
 # call). The generated main() calls it first; the harness records the build in every run's
-# context and prints it for --version, beside the cmbench libraries' own (harness/context.hpp).
+# context and prints it for --version, beside the cmbench libraries' own (harness/run/context.hpp).
 function(_cmbench_add_program_build name)
   get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
   if(multi_config)
@@ -116,7 +116,7 @@ function(_cmbench_add_program_build name)
   set(source "${CMAKE_CURRENT_BINARY_DIR}/${name}_build_$<CONFIG>.cpp")
   file(GENERATE OUTPUT "${source}" CONTENT
 "// Generated for ${name} by cmake/cmbenchHelpers.cmake; do not edit.
-#include \"harness/context.hpp\"
+#include \"harness/run/context.hpp\"
 
 namespace cmb {
 void record_program_build() {

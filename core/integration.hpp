@@ -1,6 +1,6 @@
 // What a time-integration loop is asked and what it reports: the settings of a step-size or
 // tolerance sweep point, the limits that stop it with a status, its work counters and outcome,
-// and the sample observer. Shared by the odeint step loop (harness/steppers.hpp) and the DAE
+// and the sample observer. Shared by the odeint step loop (steppers/steppers.hpp) and the DAE
 // integrators that own their stepping (core/integrator.hpp).
 #pragma once
 

@@ -1,6 +1,6 @@
 // The checks every time-integration loop makes after a step — finite state, step and work
 // limits, wall time, the branch indicators — recording the first one that fails into the loop's
-// outcome. Shared by the odeint step loop (harness/step_loop.hpp) and the DAE integrators.
+// outcome. Shared by the odeint step loop (steppers/step_loop.hpp) and the DAE integrators.
 #pragma once
 
 #include <algorithm>

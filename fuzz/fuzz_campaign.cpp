@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/errors.hpp"
-#include "harness/campaign.hpp"
+#include "harness/campaign/campaign.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/errors.hpp"
-#include "harness/results_file.hpp"
+#include "records/results_file.hpp"
 
 namespace {
 

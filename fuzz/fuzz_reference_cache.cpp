@@ -15,7 +15,7 @@
 
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
-#include "harness/reference_cache.hpp"
+#include "records/reference_cache.hpp"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include <string>
 
 #include "core/errors.hpp"
-#include "harness/compare.hpp"
-#include "harness/merge.hpp"
-#include "harness/results_file.hpp"
+#include "records/compare.hpp"
+#include "records/merge.hpp"
+#include "records/results_file.hpp"
 
 namespace {
 

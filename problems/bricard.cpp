@@ -13,7 +13,7 @@
 // Methods that assume full row rank must report it (index1, baumgarte, projection: singular;
 // coordinate_partitioning: unsupported); SVD, pseudo-inverse, QP and penalty methods pass.
 // Equations derived by problems/derive/bricard.py (sympy) into problems/generated/bricard.inc.
-// Reference: self-converged (two independent tight runs, harness/self_converged.hpp).
+// Reference: self-converged (two independent tight runs, harness/run/self_converged.hpp).
 // Energy is conserved. Outputs: joint J3's position (x, y, z) [m] and the first joint angle.
 // Branch indicators (value kind, 0.1 rad): a3 − a1, a5 − a1, a4 − a2 (wrapped), zero along the
 // reference motion (a, b, a, b, a); the loop's other solution branches (a3 = −π/2, a2 = a4; or

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the DOP853 tableau as committed (harness/dop853_tableau.hpp) against Butcher's order
+"""Checks the DOP853 tableau as committed (steppers/dop853_tableau.hpp) against Butcher's order
 conditions, in 40-digit decimal arithmetic: for every rooted tree t with |t| ≤ p,
 Σ_i w_i Φ_i(t) = 1/γ(t), where Φ_i(t) is the elementary weight built from a and γ the tree's
 density. The 8th-order weights b must satisfy all 200 conditions up to order 8, the 5th-order
@@ -97,7 +97,7 @@ def worst_residual(weights, a, order):
 
 
 def main(source):
-    t = read_tableau(f"{source}/harness/dop853_tableau.hpp")
+    t = read_tableau(f"{source}/steppers/dop853_tableau.hpp")
     failures = []
     for i in range(STAGES):
         if abs(sum(t["a"][i]) - t["c"][i]) > Decimal("1e-25"):

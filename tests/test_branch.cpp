@@ -12,7 +12,7 @@
 
 #include "catalog/catalog.hpp"
 #include "core/assembly.hpp"
-#include "harness/branch_monitor.hpp"
+#include "harness/run/branch_monitor.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {

@@ -13,7 +13,7 @@
 
 #include "campaign_support.hpp"
 #include "cli_runner.hpp"
-#include "harness/campaign.hpp"
+#include "harness/campaign/campaign.hpp"
 
 namespace cmb::test {
 namespace {

@@ -1,4 +1,4 @@
-// The dop853 stepper (harness/dop853.hpp): its error estimate, its work per step, its order with
+// The dop853 stepper (steppers/dop853.hpp): its error estimate, its work per step, its order with
 // constant steps and its tolerance in a run. The tableau's order conditions are checked in
 // decimal arithmetic by tests/check_rk_tableau.py (ctest
 // dop853_tableau_satisfies_its_order_conditions).
@@ -9,9 +9,9 @@
 #include <cmath>
 #include <vector>
 
-#include "harness/dop853.hpp"
-#include "harness/dopri87.hpp"
-#include "harness/steppers.hpp"
+#include "steppers/dop853.hpp"
+#include "steppers/dopri87.hpp"
+#include "steppers/steppers.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {

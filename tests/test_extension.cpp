@@ -11,8 +11,9 @@
 #include <map>
 
 #include "catalog/catalog.hpp"
+#include "catalog/stepping.hpp"
 #include "core/kkt.hpp"
-#include "harness/campaign.hpp"
+#include "harness/campaign/campaign.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {

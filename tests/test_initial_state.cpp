@@ -9,7 +9,7 @@
 
 #include "catalog/catalog.hpp"
 #include "core/errors.hpp"
-#include "harness/initial_state.hpp"
+#include "harness/run/initial_state.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {

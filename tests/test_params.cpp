@@ -5,7 +5,7 @@
 #include "catalog/catalog.hpp"
 #include "core/errors.hpp"
 #include "core/params.hpp"
-#include "harness/run.hpp"
+#include "harness/run/run.hpp"
 #include "methods/base/acceleration_method.hpp"
 
 namespace cmb {

@@ -10,7 +10,7 @@ writes and reads.
    mutated path; results, reference-cache and names files get their own damage.
 3. The schemas agree with the C++ and Python readers: the status and reference-kind enums are
    those of core/errors.cpp and core/problem.cpp, the campaign keys those of
-   harness/campaign_file.cpp; every bad campaign of tests/bad_inputs.json that is wrong in its
+   harness/campaign/campaign_file.cpp; every bad campaign of tests/bad_inputs.json that is wrong in its
    shape is rejected at the path cmbench names; a names file is valid exactly when
    cmbench.names accepts it. Every field has a description, and docs/json_schema.md is what
    cmbench.docs.schema_page makes of them.
@@ -301,7 +301,7 @@ def test_a_projection_reports_its_iterations():
 
 
 def crash_record(run):
-    """A crash record as harness/campaign_workers.cpp writes one for `run`."""
+    """A crash record as harness/campaign/campaign_workers.cpp writes one for `run`."""
     return {"schema": "cmbench.run/1", "key": run["key"], "status": "crashed",
             "message": "worker crashed with signal 11",
             "problem": {"id": run["problem"]["id"], "params": run["problem"]["params"]},
@@ -352,7 +352,7 @@ def test_results_file_fields():
 
 
 def reference_cache():
-    """A reference-cache file of the layout harness/self_converged.cpp writes."""
+    """A reference-cache file of the layout harness/run/self_converged.cpp writes."""
     provenance = next(run["reference"]["provenance"] for run in RUNS
                       if "cache_file" in run["reference"])
     return {"key": {"problem": "flyball_governor", "params": {"t_end": 10.0}, "t_end": 10.0,
@@ -407,7 +407,7 @@ def test_reference_kinds_are_the_harness_ones():
 
 
 def test_campaign_keys_are_the_parser_ones():
-    text = source("harness/campaign_file.cpp").split("check_keys(\n      doc,")[1]
+    text = source("harness/campaign/campaign_file.cpp").split("check_keys(\n      doc,")[1]
     keys = re.findall(r'"(\w+)"', text.split("},")[0])
     assert sorted(schema.load("campaign")["properties"]) == sorted(keys)
 

@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "catalog/catalog.hpp"
-#include "harness/reference_cache.hpp"
-#include "harness/self_converged.hpp"
+#include "harness/run/self_converged.hpp"
+#include "records/reference_cache.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {

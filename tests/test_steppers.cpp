@@ -6,8 +6,8 @@
 #include <array>
 #include <cmath>
 
-#include "harness/prince_dormand87.hpp"
-#include "harness/steppers.hpp"
+#include "steppers/prince_dormand87.hpp"
+#include "steppers/steppers.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {
@@ -100,7 +100,7 @@ TEST(AdaptiveSteppers, CountRejectionsAndRhsCalls) {
   EXPECT_LE(w["rhs_calls"].get<long>(), 7 * attempts + 1);
 }
 
-// The RK8(7)13M tableau as compiled (harness/prince_dormand87.hpp): every row of a sums to its
+// The RK8(7)13M tableau as compiled (steppers/prince_dormand87.hpp): every row of a sums to its
 // node, and both weight sets integrate c^(k−1) exactly, k = 1 … 8 for b and 1 … 7 for b̂ (the
 // published rationals satisfy them to 1e-17; 1e-14 allows double rounding of terms up to ~20). A
 // mistyped coefficient breaks one of these by far more. The tree conditions beyond quadrature
@@ -137,7 +137,7 @@ TEST(Dopri87, TableauRowSumsAndQuadratureConditions) {
 
 // dopri87 is not FSAL: an accepted step costs 13 RHS calls (the derivative at its start and 12
 // further stages); a rejected one 12, because the retry keeps the derivative at the unchanged
-// start (harness/dopri87.hpp).
+// start (steppers/dopri87.hpp).
 TEST(Dopri87, ThirteenRhsCallsPerAcceptedStepTwelvePerRejected) {
   RunConfig c;
   c.problem = "simple_pendulum";

@@ -1,6 +1,6 @@
-// Timings a reader can reproduce (harness/timing.hpp): repetitions until a minimum total, capped,
-// on the wall and CPU clocks; a campaign takes them one run at a time after its parallel pass,
-// and a stop during that pass loses nothing.
+// Timings a reader can reproduce (harness/run/timing.hpp): repetitions until a minimum total,
+// capped, on the wall and CPU clocks; a campaign takes them one run at a time after its parallel
+// pass, and a stop during that pass loses nothing.
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>

@@ -6,15 +6,15 @@
 #include <string>
 
 #include "catalog/catalog.hpp"
+#include "catalog/catalog_doc.hpp"
 #include "cli/progress.hpp"
 #include "core/errors.hpp"
-#include "harness/campaign.hpp"
-#include "harness/catalog_doc.hpp"
-#include "harness/context.hpp"
-#include "harness/metrics.hpp"
-#include "harness/output.hpp"
-#include "harness/run_request.hpp"
-#include "harness/self_converged.hpp"
+#include "harness/campaign/campaign.hpp"
+#include "harness/run/context.hpp"
+#include "harness/run/metrics.hpp"
+#include "harness/run/run_request.hpp"
+#include "harness/run/self_converged.hpp"
+#include "records/output.hpp"
 
 namespace py = pybind11;
 using nlohmann::json;

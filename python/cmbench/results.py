@@ -272,7 +272,7 @@ SETTING_PREFIXES = ("dt=", "tol=")
 
 
 def key_parts(key):
-    """The parts of a run key as harness/run.cpp (run_key) builds it,
+    """The parts of a run key as harness/run/run.cpp (run_key) builds it,
     problem[p]/method[a=1]/stepper/dt=…|tol=…[,atol=…][/t_end=…][/perturb=p…,v…][/assembly=…]:
     {"problem", "method", "stepper", "swept" ('dt=0.001' or 'tol=1e-06'), "held" (the rest of
     the setting segment: ',atol=…' or ''), "extras" (the segments after it)}."""

@@ -9,6 +9,7 @@
 
 #include "alloc_counter.hpp"
 #include "catalog/catalog.hpp"
+#include "catalog/stepping.hpp"
 #include "core/errors.hpp"
 #include "core/kkt.hpp"
 #include "test_support.hpp"

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/problem.hpp"
-#include "harness/run.hpp"
-#include "harness/self_converged.hpp"
+#include "harness/run/run.hpp"
+#include "harness/run/self_converged.hpp"
 
 namespace cmb::test {
 

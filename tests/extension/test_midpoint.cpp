@@ -5,7 +5,7 @@
 #include <boost/array.hpp>
 #include <boost/numeric/odeint.hpp>
 
-#include "harness/step_loop.hpp"
+#include "steppers/step_loop.hpp"
 
 namespace {
 

@@ -3,6 +3,7 @@
 // penalty form where the KKT-based schemes stop.
 #include <cmath>
 
+#include "catalog/stepping.hpp"
 #include "fixed_step_support.hpp"
 
 namespace cmb::test {

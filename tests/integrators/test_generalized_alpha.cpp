@@ -2,6 +2,7 @@
 // Newton iteration, the velocity projection, and the refusals of what the index-3 form cannot do.
 #include <cmath>
 
+#include "catalog/stepping.hpp"
 #include "fixed_step_support.hpp"
 
 namespace cmb::test {

@@ -5,8 +5,9 @@
 
 #include <string>
 
-#include "harness/run.hpp"
-#include "harness/steppers.hpp"
+#include "catalog/stepping.hpp"
+#include "harness/run/run.hpp"
+#include "steppers/steppers.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "catalog/stepping.hpp"
 #include "fixed_step_support.hpp"
 
 namespace cmb::test {

@@ -1,0 +1,214 @@
+#include "harness/campaign/campaign_plan.hpp"
+
+#include <regex.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "core/errors.hpp"
+#include "core/json_input.hpp"
+#include "harness/run/context.hpp"
+
+namespace cmb {
+
+namespace build_info {
+extern const char* const git_sha;
+}
+
+using nlohmann::json;
+
+namespace {
+
+// --filter as a POSIX extended regular expression. glibc matches these without backtracking
+// (std::regex's ECMAScript matcher takes exponential time on patterns like '(.*)*X').
+class KeyFilter {
+ public:
+  explicit KeyFilter(const std::string& pattern) : active_(!pattern.empty()) {
+    if (!active_) return;
+    const int error = ::regcomp(&regex_, pattern.c_str(), REG_EXTENDED | REG_NOSUB);
+    if (error != 0) {
+      char reason[256];
+      ::regerror(error, &regex_, reason, sizeof reason);
+      throw InputError("--filter " + excerpt(json(pattern)) +
+                       " is not a valid (POSIX extended) regular expression: " + reason);
+    }
+  }
+  ~KeyFilter() {
+    if (active_) ::regfree(&regex_);
+  }
+  KeyFilter(const KeyFilter&) = delete;
+  KeyFilter& operator=(const KeyFilter&) = delete;
+
+  bool matches(const std::string& key) const {
+    return !active_ || ::regexec(&regex_, key.c_str(), 0, nullptr, 0) == 0;
+  }
+
+ private:
+  bool active_;
+  regex_t regex_{};
+};
+
+// A whole number (at most 9 digits) from `text`, or -1.
+long whole_number(const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+    return -1;
+  return std::stol(text);
+}
+
+// An environment variable as a whole number; -1 when unset; InputError when set to anything else.
+long env_number(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value) return -1;
+  const long number = whole_number(value);
+  if (number < 0)
+    throw InputError(std::string("--shard slurm: ") + name + " = '" + value +
+                     "' is not a whole number");
+  return number;
+}
+
+// This task's shard of a Slurm job array: its position among the array's task ids, whatever
+// the array's first id and step (--array=0-3, 1-4, 0-6:2). CMB_SHARD_COUNT, CMB_SHARD_BASE and
+// CMB_SHARD_STEP stand in for the array's own size, first id and step when a resubmission runs
+// only some of the original ids (--array=2): the shard must keep its place in the whole.
+void set_slurm_shard(CampaignOptions& options) {
+  const long id = env_number("SLURM_ARRAY_TASK_ID");
+  if (id < 0)
+    throw InputError(
+        "--shard slurm needs SLURM_ARRAY_TASK_ID: run it as a task of a Slurm job array "
+        "(sbatch --array=0-3 ...), or give --shard I/N");
+  long base = env_number("CMB_SHARD_BASE");
+  if (base < 0) base = env_number("SLURM_ARRAY_TASK_MIN");
+  long step = env_number("CMB_SHARD_STEP");
+  if (step < 0) step = std::max(1L, env_number("SLURM_ARRAY_TASK_STEP"));
+  long count = env_number("CMB_SHARD_COUNT");
+  if (count < 0) count = env_number("SLURM_ARRAY_TASK_COUNT");
+  if (base < 0 || count < 1 || step < 1)
+    throw InputError(
+        "--shard slurm: the array's first task id and size are unknown (SLURM_ARRAY_TASK_MIN "
+        "and SLURM_ARRAY_TASK_COUNT, or CMB_SHARD_BASE and CMB_SHARD_COUNT)");
+  if (id < base || (id - base) % step != 0 || (id - base) / step >= count) {
+    std::ostringstream msg;
+    msg << "--shard slurm: task id " << id << " is not one of the " << count
+        << " ids of an array starting at " << base << " with step " << step
+        << " (for a resubmission of some ids, set CMB_SHARD_COUNT and CMB_SHARD_BASE to those "
+           "of the whole array)";
+    throw InputError(msg.str());
+  }
+  options.shard_index = static_cast<int>((id - base) / step + 1);
+  options.shard_count = static_cast<int>(count);
+}
+
+}  // namespace
+
+std::string campaign_out_dir(const Campaign& campaign, const CampaignOptions& options) {
+  if (!options.out_dir.empty()) return options.out_dir;
+  return (std::filesystem::path("results") / campaign.name /
+          (utc_timestamp().substr(0, 10) + "_" + build_info::git_sha))
+      .string();
+}
+
+int default_jobs() {
+  // The CPUs this process may run on (taskset, cgroups, a Slurm allocation), not the machine's.
+  cpu_set_t set;
+  int cpus = ::sched_getaffinity(0, sizeof set, &set) == 0
+                 ? CPU_COUNT(&set)
+                 : static_cast<int>(std::thread::hardware_concurrency());
+  if (const char* slurm = std::getenv("SLURM_CPUS_PER_TASK")) {
+    const long per_task = whole_number(slurm);
+    if (per_task > 0) cpus = std::min<long>(cpus, per_task);
+  }
+  return std::max(1, cpus);
+}
+
+void set_shard(CampaignOptions& options, const std::string& text) {
+  if (text == "slurm") return set_slurm_shard(options);
+  const auto slash = text.find('/');
+  const long index = slash == std::string::npos ? -1 : whole_number(text.substr(0, slash));
+  const long count = slash == std::string::npos ? -1 : whole_number(text.substr(slash + 1));
+  if (index < 1 || count < 1 || index > count || count > 1000000)
+    throw InputError("--shard expects I/N with 1 <= I <= N, or 'slurm', got '" + text + "'");
+  options.shard_index = static_cast<int>(index);
+  options.shard_count = static_cast<int>(count);
+}
+
+// The runs of this shard that pass the filter, in campaign order.
+std::vector<const CampaignRun*> select_runs(const Campaign& campaign,
+                                            const CampaignOptions& options) {
+  std::vector<const CampaignRun*> selected;
+  const KeyFilter filter(options.filter);
+  std::size_t position = 0;
+  for (const auto& run : campaign.runs) {
+    if (!filter.matches(run.key)) continue;
+    if (static_cast<int>(position++ % options.shard_count) == options.shard_index - 1)
+      selected.push_back(&run);
+  }
+  return selected;
+}
+
+// The order the workers take the runs in: one run of each kind (problem case × method × stepper)
+// in turn, each kind's step sizes or tolerances in campaign order. Results and records do not
+// depend on it; the progress ETA does: it learns what every kind costs early, instead of meeting
+// the costliest methods of the last problem at the end.
+std::vector<const CampaignRun*> interleave_by_kind(const std::vector<const CampaignRun*>& pending) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const CampaignRun*>> kinds;
+  for (const auto* run : pending) {
+    const RunConfig& c = run->config;
+    const std::string kind = c.problem + c.problem_params.dump() + "/" + c.method +
+                             c.method_params.dump() + "/" + c.stepper;
+    if (!kinds.count(kind)) order.push_back(kind);
+    kinds[kind].push_back(run);
+  }
+  std::vector<const CampaignRun*> interleaved;
+  for (std::size_t round = 0; interleaved.size() < pending.size(); ++round)
+    for (const auto& kind : order)
+      if (round < kinds[kind].size()) interleaved.push_back(kinds[kind][round]);
+  return interleaved;
+}
+
+bool is_expected_status(const std::string& status) { return status == "unsupported"; }
+
+std::size_t CampaignSummary::not_ok() const {
+  std::size_t count = 0;
+  for (const auto& [status, n] : statuses)
+    if (status != "ok") count += n;
+  return count;
+}
+
+std::string summary_line(const CampaignSummary& summary) {
+  std::ostringstream line;
+  auto count = [&](const std::string& status) {
+    const auto it = summary.statuses.find(status);
+    return it == summary.statuses.end() ? std::size_t{0} : it->second;
+  };
+  line << summary.runs << " runs: " << count("ok") << " ok";
+  std::size_t expected = 0, numerical = 0, crashed = count("crashed");
+  std::vector<std::pair<std::size_t, std::string>> others;
+  for (const auto& [status, n] : summary.statuses) {
+    if (status == "ok" || status == "crashed") continue;
+    if (is_expected_status(status)) {
+      expected += n;
+    } else {
+      numerical += n;
+      others.emplace_back(n, status);
+    }
+  }
+  if (expected > 0) line << ", " << expected << " unsupported (expected)";
+  if (numerical > 0) {
+    std::sort(others.rbegin(), others.rend());
+    line << ", " << numerical << " with a numerical status (";
+    for (std::size_t i = 0; i < others.size(); ++i)
+      line << (i ? ", " : "") << others[i].first << " " << others[i].second;
+    line << ")";
+  }
+  if (crashed > 0) line << ", " << crashed << " crashed";
+  if (!summary.results.empty()) line << "; results in " << summary.results.string();
+  return line.str();
+}
+
+}  // namespace cmb

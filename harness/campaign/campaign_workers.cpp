@@ -1,0 +1,245 @@
+#include "harness/campaign/campaign_workers.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/errors.hpp"
+#include "harness/run/context.hpp"
+#include "harness/run/self_converged.hpp"
+#include "harness/run/timing.hpp"
+#include "records/output.hpp"
+#include "records/results_file.hpp"
+
+namespace cmb::workers {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// The run's files, relative to the results directory, as its record names them: readers find a
+// run's series through this, never by recomputing the name.
+json run_files(const CampaignRun& run) {
+  return {{"record", "runs/" + run.file + ".json"}, {"series", "series/" + run.file + ".csv"}};
+}
+
+}  // namespace
+
+json crash_record(const CampaignRun& run, const std::string& why, RunStatus status) {
+  const RunConfig& c = run.config;
+  return {{"schema", "cmbench.run/1"},
+          {"key", run.key},
+          {"status", to_string(status)},
+          {"message", why},
+          {"problem", {{"id", c.problem}, {"params", c.problem_params}}},
+          {"method", {{"id", c.method}, {"params", c.method_params}}},
+          {"stepper", {{"id", c.stepper}}},
+          {"files", {{"record", "runs/" + run.file + ".json"}, {"series", nullptr}}},
+          {"context", run_context()}};
+}
+
+namespace {
+
+volatile std::sig_atomic_t stop_signal = 0;
+extern "C" void note_stop_signal(int signal) { stop_signal = signal; }
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+struct sigaction saved_actions[3];
+
+}  // namespace
+
+StopSignals::StopSignals() {
+  stop_signal = 0;
+  struct sigaction action {};
+  action.sa_handler = note_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;  // no SA_RESTART: waitpid returns EINTR
+  for (int i = 0; i < 3; ++i) ::sigaction(kStopSignals[i], &action, &saved_actions[i]);
+}
+
+StopSignals::~StopSignals() {
+  for (int i = 0; i < 3; ++i) ::sigaction(kStopSignals[i], &saved_actions[i], nullptr);
+}
+
+void default_stop_signals() {
+  for (int signal : kStopSignals) std::signal(signal, SIG_DFL);
+}
+
+int stop_signal_received() { return stop_signal; }
+
+pid_t wait_for_worker(Active& active, int& wstatus) {
+  for (;;) {
+    bool limited = false;
+    const auto now = std::chrono::steady_clock::now();
+    for (auto& [pid, worker] : active) {
+      const double limit = worker.run->config.limits.wall_time_limit;
+      if (limit <= 0) continue;
+      limited = true;
+      const std::chrono::duration<double> used = now - worker.started;
+      if (!worker.killed && used.count() > limit + time_limit_margin(limit)) {
+        ::kill(pid, SIGKILL);
+        worker.killed = true;
+      }
+    }
+    const pid_t pid = ::waitpid(-1, &wstatus, limited ? WNOHANG : 0);
+    if (pid != 0) return pid;
+    if (stop_signal) {
+      errno = EINTR;
+      return -1;
+    }
+    ::usleep(20000);  // 20 ms: a negligible load, and a negligible addition to the overshoot
+  }
+}
+
+namespace {
+
+// Executes one run in a worker process; never returns.
+[[noreturn]] void work(const CampaignRun& run, const fs::path& out,
+                       const WorkerSettings& settings) {
+  int code = 0;
+  try {
+    PreparedRun prepared = prepare_run(run.config);
+    prepared.config.reference_cache = settings.reference_cache;
+    if (settings.defer_timing) prepared.config.repeat = 0;
+    RunResult result = run_with_reference(prepared);
+    result.record["files"] = run_files(run);
+    if (settings.defer_timing && run.config.repeat > 0 && result.status == RunStatus::ok)
+      result.record["timing"]["pending"] = true;  // the campaign's timing pass times it
+    write_file_atomically((out / "series" / (run.file + ".csv")).string(), [&](const Emit& emit) {
+      stream_series_csv(*result.problem, result.series, result.reference, emit);
+    });
+    write_file_atomically((out / "runs" / (run.file + ".json")).string(),
+                          result.record.dump(1) + "\n");
+  } catch (const OutputError& e) {
+    std::cerr << "cmbench: error: " << e.what() << "\n";
+    code = kOutputFailed;
+  } catch (const std::exception& e) {
+    code = kInternalError;
+    try {
+      write_file_atomically((out / "runs" / (run.file + ".json")).string(),
+                            crash_record(run, std::string("internal error: ") + e.what()).dump(1));
+    } catch (const OutputError& e) {
+      std::cerr << "cmbench: error: " << e.what() << "\n";
+      code = kOutputFailed;
+    } catch (...) {
+      code = 3;
+    }
+  }
+  std::fflush(nullptr);
+  _exit(code);
+}
+
+}  // namespace
+
+pid_t start_worker(const CampaignRun& run, const fs::path& out, const WorkerSettings& settings) {
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    default_stop_signals();
+    work(run, out, settings);
+  }
+  return pid;
+}
+
+namespace {
+
+// Times one run whose record is pending timing, and writes the record back with it.
+[[noreturn]] void time_run(const CampaignRun& run, const fs::path& record_file) {
+  int code = 0;
+  try {
+    json record = load_record(record_file.string());
+    PreparedRun prepared = prepare_run(run.config);
+    json timing = time_prepared_run(prepared, record["timing"].value("instrumented_s", 0.0));
+    timing["one_at_a_time"] = true;
+    record["timing"] = timing;
+    write_file_atomically(record_file.string(), record.dump(1) + "\n");
+  } catch (const OutputError& e) {
+    std::cerr << "cmbench: error: " << e.what() << "\n";
+    code = kOutputFailed;
+  } catch (const std::exception& e) {
+    std::cerr << "cmbench: internal error while timing " << run.key << ": " << e.what() << "\n";
+    code = kInternalError;
+  }
+  std::fflush(nullptr);
+  _exit(code);
+}
+
+}  // namespace
+
+pid_t start_timing_worker(const CampaignRun& run, const fs::path& out) {
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    default_stop_signals();
+    time_run(run, out / "runs" / (run.file + ".json"));
+  }
+  return pid;
+}
+
+void stop_workers(Active& active, const fs::path& out) {
+  for (const auto& [pid, run] : active) ::kill(pid, SIGTERM);
+  for (const auto& [pid, run] : active) ::waitpid(pid, nullptr, 0);
+  active.clear();
+  std::error_code ec;
+  for (const char* sub : {"runs", "series"})
+    for (const auto& entry : fs::directory_iterator(out / sub, ec))
+      if (entry.path().filename().string().rfind(".cmb-", 0) == 0) fs::remove(entry.path(), ec);
+}
+
+bool record_ended_worker(const Worker& worker, int wstatus, const fs::path& record) {
+  const CampaignRun& run = *worker.run;
+  const bool internal_error = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kInternalError;
+  if (worker.killed) {
+    const double limit = run.config.limits.wall_time_limit;
+    std::ostringstream why;
+    why << "wall-time limit reached: the worker was stopped " << limit + time_limit_margin(limit)
+        << " s after it started (limit " << limit << " s plus margin; the limit is otherwise "
+        << "checked between steps)";
+    write_file_atomically(record.string(),
+                          crash_record(run, why.str(), RunStatus::time_limit).dump(1) + "\n");
+    return false;
+  }
+  const bool exited_ok = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 && fs::exists(record);
+  if (exited_ok) return false;
+  if (!internal_error || !fs::exists(record)) {
+    const std::string why = WIFSIGNALED(wstatus)
+                                ? "worker crashed with signal " + std::to_string(WTERMSIG(wstatus))
+                                : "worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
+    write_file_atomically(record.string(), crash_record(run, why).dump(1) + "\n");
+  }
+  return true;
+}
+
+void note_failed_timing(const fs::path& record_file, int wstatus) {
+  json record;
+  try {
+    record = load_record(record_file.string());
+  } catch (const InputError&) {
+    return;  // nothing to note in: the next --resume redoes the run
+  }
+  if (!record["timing"].is_object()) return;
+  record["timing"].erase("pending");
+  record["timing"]["note"] =
+      WIFSIGNALED(wstatus)
+          ? "not timed: the timing worker died of signal " + std::to_string(WTERMSIG(wstatus))
+          : "not timed: the timing worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
+  write_file_atomically(record_file.string(), record.dump(1) + "\n");
+}
+
+std::string status_in(const fs::path& record) {
+  try {
+    return load_record(record.string())["status"];
+  } catch (const InputError&) {
+    return "unreadable";
+  }
+}
+
+}  // namespace cmb::workers

@@ -1,0 +1,85 @@
+// The worker processes of a campaign (harness/campaign/campaign_runner.cpp): one forked process per
+// run, so a crash or a runaway allocation ends only that run. The parent waits for them, kills
+// those past their time limit plus margin, records what it knows of workers that left no record,
+// and stops them all on SIGINT/SIGTERM/SIGHUP.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "harness/campaign/campaign.hpp"
+
+namespace cmb::workers {
+
+// A worker that could not write its record or series exits with this code: the parent stops the
+// campaign (the run is not recorded, so --resume redoes it) instead of recording a status.
+constexpr int kOutputFailed = 4;
+// A worker whose run threw something unexpected records it and exits with this code, so the
+// campaign can end with a non-zero exit code after recording everything else.
+constexpr int kInternalError = 5;
+
+struct Worker {
+  const CampaignRun* run;
+  std::chrono::steady_clock::time_point started;
+  bool killed = false;  // by the parent, past its time limit
+};
+using Active = std::map<pid_t, Worker>;
+
+// The record of a run whose worker died: what was asked (the metrics are gone with it).
+nlohmann::json crash_record(const CampaignRun& run, const std::string& why,
+                            RunStatus status = RunStatus::crashed);
+
+// SIGINT, SIGTERM and SIGHUP stop a campaign the same way: the parent notices (the handler only
+// sets a flag and interrupts waitpid), stops and reaps its workers, removes their temporary files
+// and gives the caller back its own handlers (CampaignStopped); --resume finishes the rest.
+class StopSignals {
+ public:
+  StopSignals();   // catches them, keeping the handlers it replaces
+  ~StopSignals();  // puts those back
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+};
+void default_stop_signals();  // in a worker: the default actions
+int stop_signal_received();   // 0 while none arrived
+
+struct WorkerSettings {
+  std::string reference_cache;  // where a self-converged reference comes from (or goes to)
+  // The run's timed repetitions are left to the campaign's timing pass: the worker records the
+  // instrumented run only and marks an ok record "timing": {"pending": true}.
+  bool defer_timing = false;
+};
+
+// Forks a worker that executes `run` and writes its record and series under `out`.
+pid_t start_worker(const CampaignRun& run, const std::filesystem::path& out,
+                   const WorkerSettings& settings);
+
+// Forks a worker that times `run` (harness/run/timing.hpp) and writes its record under `out` back
+// with the timing block (marked one_at_a_time).
+pid_t start_timing_worker(const CampaignRun& run, const std::filesystem::path& out);
+// A timing worker that ended without writing the timing: the record keeps its instrumented time,
+// no longer pending, with a note saying why.
+void note_failed_timing(const std::filesystem::path& record, int wstatus);
+
+// Waits for a worker to end, killing those past their time limit plus margin meanwhile. Returns
+// -1 with errno EINTR when a stop signal arrived.
+pid_t wait_for_worker(Active& active, int& wstatus);
+
+// Stops the other workers after one could not write (they would meet the same full disk), waits
+// for them and removes what they may have left half-written.
+void stop_workers(Active& active, const std::filesystem::path& out);
+
+// Records what the parent knows of a worker that did not leave a normal record: killed past
+// its time limit (time_limit), crashed or failed internally (crashed, with the reason). Returns
+// true for a crash or an internal error.
+bool record_ended_worker(const Worker& worker, int wstatus, const std::filesystem::path& record);
+
+// The status in a record file ("unreadable" when it does not parse).
+std::string status_in(const std::filesystem::path& record);
+
+}  // namespace cmb::workers

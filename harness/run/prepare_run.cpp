@@ -1,0 +1,211 @@
+// Preparing a run: everything a user can get wrong is validated here (InputError, nothing
+// written), and the stepper settings, sample times and run key are fixed before it executes.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "catalog/catalog.hpp"
+#include "catalog/stepping.hpp"
+#include "harness/run/run.hpp"
+
+namespace cmb {
+
+namespace {
+
+void require_positive(const char* option, const std::optional<double>& value) {
+  if (value && !(std::isfinite(*value) && *value > 0.0)) {
+    std::ostringstream msg;
+    msg << option << " must be a finite number > 0, got " << *value;
+    throw InputError(msg.str());
+  }
+}
+
+// The shortest of 6..17 significant digits that reads back as the same double: 6 keeps the
+// familiar keys (dt=0.001, tol=1e-08), more digits keep 1e-6 and 1.000001e-6 apart.
+std::string format_number(double value) {
+  char text[32];
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, value);
+    if (std::strtod(text, nullptr) == value) break;
+  }
+  return text;
+}
+
+// Stable key: problem/method/stepper/step-or-tolerance, with any explicitly given parameters.
+std::string run_key(const RunConfig& c, const StepperSpec& stepper, const StepperSettings& s) {
+  // A parameter given with its default value is the default configuration: same key.
+  auto with_params = [](const std::string& id, const nlohmann::json& params,
+                        const std::vector<ParamSpec>& specs) {
+    std::string out = id;
+    for (const auto& [k, v] : params.items()) {
+      const ParamSpec* spec = find_param(specs, k);
+      if (spec && spec->default_value == v) continue;
+      out += "[" + k + "=" + v.dump() + "]";
+    }
+    return out;
+  };
+  std::string key = with_params(c.problem, c.problem_params, find_problem(c.problem).params) + "/" +
+                    with_params(c.method, c.method_params, method_params_of(c.method)) + "/" +
+                    stepper.id + "/";
+  if (stepper.kind == StepperKind::fixed) {
+    key += "dt=" + format_number(s.dt);
+  } else {
+    key += "tol=" + format_number(s.rel_tol);
+    if (s.abs_tol != s.rel_tol) key += ",atol=" + format_number(s.abs_tol);
+  }
+  if (c.t_end) key += "/t_end=" + format_number(*c.t_end);
+  if (c.initial.perturbed())
+    key += "/perturb=p" + format_number(c.initial.perturb_position) + ",v" +
+           format_number(c.initial.perturb_velocity);
+  if (c.initial.assembly != "reject") key += "/assembly=" + c.initial.assembly;
+  return key;
+}
+
+StepperSettings stepper_settings(const RunConfig& c, const StepperSpec& stepper) {
+  StepperSettings s;
+  const std::string name =
+      stepper.id == kDaeStepper ? "integrator '" + c.method + "'" : "stepper '" + stepper.id + "'";
+  if (stepper.kind == StepperKind::fixed) {
+    if (!c.dt) throw InputError(name + " is fixed-step: give --dt (step size > 0)");
+    if (c.abs_tol || c.rel_tol || c.max_dt)
+      throw InputError(name +
+                       " is fixed-step: tolerances and max_dt do not apply (give --dt only)");
+    s.dt = *c.dt;
+    return s;
+  }
+  if (!c.abs_tol && !c.rel_tol)
+    throw InputError(name +
+                     " is adaptive: give --tol (or --abs-tol and --rel-tol), e.g. --tol 1e-8");
+  s.rel_tol = c.rel_tol ? *c.rel_tol : *c.abs_tol;
+  s.abs_tol = c.abs_tol ? *c.abs_tol : *c.rel_tol;
+  if (c.dt) s.dt = *c.dt;
+  if (c.max_dt) s.max_dt = *c.max_dt;
+  return s;
+}
+
+std::string integrator_list() {
+  std::vector<std::string> ids;
+  for (const auto& entry : integrator_registry()) ids.push_back(entry.id);
+  return ids.empty() ? "there are none" : "they are: " + join(ids, ", ");
+}
+
+[[noreturn]] void too_many_samples(double count, double sample_dt) {
+  std::ostringstream msg;
+  msg << "sample_dt = " << sample_dt << " asks for " << count << " samples; at most " << kMaxSamples
+      << " are recorded per run (choose a larger sample_dt)";
+  throw InputError(msg.str());
+}
+
+std::vector<double> make_sample_times(const PreparedRun& run, double sample_dt) {
+  std::vector<double> times;
+  if (run.stepper->kind == StepperKind::fixed) {
+    const double dt = run.settings.dt;
+    const double steps = run.t_end / dt;
+    // 2^53: beyond it step counts are no longer exact doubles (and lround would overflow).
+    if (!(steps <= 9007199254740992.0)) {
+      std::ostringstream msg;
+      msg << "t_end/dt = " << steps << " fixed steps: more than can be counted (2^53)";
+      throw InputError(msg.str());
+    }
+    const long total = std::lround(steps);
+    if (total < 1 || std::abs(total * dt - run.t_end) > 1e-9 * run.t_end) {
+      std::ostringstream msg;
+      msg << "t_end = " << run.t_end << " is not a whole number of fixed steps dt = " << dt
+          << " (choose dt so that t_end/dt is an integer)";
+      throw InputError(msg.str());
+    }
+    const long every = std::max(1L, std::lround(std::min(sample_dt / dt, steps)));
+    if (total / every > kMaxSamples)
+      too_many_samples(static_cast<double>(total / every), sample_dt);
+    for (long k = every; k < total; k += every) times.push_back(k * dt);
+    times.push_back(total * dt);
+    return times;
+  }
+  const double wanted = run.t_end / sample_dt;
+  if (!(wanted <= kMaxSamples + 0.5)) too_many_samples(wanted, sample_dt);
+  const long count = std::max(1L, std::lround(wanted));
+  for (long k = 1; k < count; ++k) times.push_back(run.t_end * k / count);
+  times.push_back(run.t_end);
+  return times;
+}
+
+}  // namespace
+
+bool needs_grid_reference(const PreparedRun& run) {
+  return run.config.compute_reference &&
+         (run.config.reference == "self_converged" ||
+          run.problem->reference_info().kind == ReferenceKind::self_converged);
+}
+
+// The method and the stepper: a method with an odeint stepper, or a DAE integrator with its own
+// stepping (stepper "dae").
+void make_method_and_stepper(const RunConfig& c, PreparedRun& run) {
+  if (c.stepper == kDaeStepper) {
+    if (!is_integrator(c.method))
+      throw InputError("stepper 'dae' is the own time stepping of a DAE integrator, and '" +
+                       c.method + "' is not one (" + integrator_list() +
+                       "); a method needs an odeint stepper");
+    run.method = make_integrator(c.method, c.method_params);
+    run.stepper = &integrator_stepper(c.method);
+    return;
+  }
+  if (is_integrator(c.method))
+    throw InputError("'" + c.method + "' is a DAE integrator: it steps itself (--integrator " +
+                     c.method + ", or stepper \"dae\"), not with stepper '" + c.stepper + "'");
+  run.method = make_method(c.method, c.method_params);
+  run.stepper = &find_stepper(c.stepper);
+}
+
+PreparedRun prepare_run(const RunConfig& given) {
+  PreparedRun run;
+  run.problem = make_problem(given.problem, given.problem_params);
+  make_method_and_stepper(given, run);
+  // Former parameter names (aliases) become the current ones, so that keys and records use one
+  // name whichever the user wrote.
+  run.config = given;
+  run.config.problem_params = canonical_param_names(
+      "problem '" + given.problem + "'", given.problem_params, find_problem(given.problem).params);
+  run.config.method_params = canonical_param_names(
+      "method '" + given.method + "'", given.method_params, method_params_of(given.method));
+  const RunConfig& config = run.config;
+  require_positive("dt", config.dt);
+  require_positive("abs_tol", config.abs_tol);
+  require_positive("rel_tol", config.rel_tol);
+  require_positive("max_dt", config.max_dt);
+  require_positive("t_end", config.t_end);
+  require_positive("sample_dt", config.sample_dt);
+  if (config.reference != "problem" && config.reference != "self_converged")
+    throw InputError("reference must be 'problem' or 'self_converged', got '" + config.reference +
+                     "'");
+  validate(config.initial);
+  // Two different horizons (a run setting and the problem's t_end parameter) are a conflict.
+  const auto t_end_param = config.problem_params.find("t_end");
+  if (config.t_end && t_end_param != config.problem_params.end() &&
+      *t_end_param != nlohmann::json(*config.t_end))
+    throw InputError("two horizons are given: t_end = " + format_number(*config.t_end) +
+                     " as a run setting and " + t_end_param->dump() +
+                     " as a parameter of problem '" + config.problem + "': give one");
+  if (config.initial.perturb_position != 0.0 && run.problem->sizes().mh == 0)
+    throw InputError("a position perturbation needs holonomic constraint rows, and problem '" +
+                     config.problem + "' has none (perturb the velocity instead)");
+  for (const auto& [name, value] :
+       {std::pair{"timing_min_s", config.timing_min_s}, {"timing_max_s", config.timing_max_s}})
+    if (!(std::isfinite(value) && value >= 0.0))
+      throw InputError(std::string(name) + " must be a finite number >= 0 seconds, got " +
+                       format_number(value));
+  if (config.repeat < 0 || config.repeat > kMaxRepeat)
+    throw InputError("repeat must be from 0 to " + std::to_string(kMaxRepeat) + ", got " +
+                     std::to_string(config.repeat));
+  run.settings = stepper_settings(config, *run.stepper);
+  run.t_end = config.t_end ? *config.t_end : run.problem->t_end();
+  const double sample_dt = config.sample_dt ? *config.sample_dt : run.t_end / 100;
+  if (!(sample_dt > 0.0))
+    throw InputError("t_end = " + format_number(run.t_end) +
+                     " is too short to sample (t_end/100 underflows to 0)");
+  run.sample_times = make_sample_times(run, sample_dt);
+  run.key = run_key(config, *run.stepper, run.settings);
+  return run;
+}
+
+}  // namespace cmb

@@ -1,0 +1,180 @@
+// Executing a prepared run: the record header, the instrumented integration with its observers,
+// the metrics and the timed repetitions. Preparation and validation: harness/prepare_run.cpp.
+#include "harness/run/run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+#include "catalog/catalog.hpp"
+#include "harness/run/branch_monitor.hpp"
+#include "harness/run/context.hpp"
+#include "harness/run/timing.hpp"
+
+namespace cmb {
+
+namespace {
+
+nlohmann::json stepper_json(const PreparedRun& run) {
+  const auto& s = run.settings;
+  const bool fixed = run.stepper->kind == StepperKind::fixed;
+  return {{"id", run.stepper->id},
+          {"kind", fixed ? "fixed" : "adaptive"},
+          {"order", run.stepper->order},
+          {"dt", number_or_null(s.dt)},
+          {"abs_tol", fixed ? nlohmann::json() : nlohmann::json(s.abs_tol)},
+          {"rel_tol", fixed ? nlohmann::json() : nlohmann::json(s.rel_tol)},
+          {"max_dt", s.max_dt > 0 ? nlohmann::json(s.max_dt) : nlohmann::json()}};
+}
+
+nlohmann::json work_json(const LoopCounters& c, const Method& method) {
+  return {{"rhs_calls", c.rhs_calls},
+          {"steps_accepted", c.steps_accepted},
+          {"steps_rejected", c.steps_rejected},
+          {"stepper_resets", c.stepper_resets},
+          {"jacobian_evaluations", c.jacobian_evaluations},
+          {"method_rejections", c.method_rejections},
+          {"method", method.stats().to_json()}};
+}
+
+}  // namespace
+
+nlohmann::json record_header(const PreparedRun& run) {
+  const Problem& p = *run.problem;
+  const Sizes s = p.sizes();
+  const ReferenceInfo ref = p.reference_info();
+  return {
+      {"schema", "cmbench.run/1"},
+      {"key", run.key},
+      {"problem",
+       {{"id", p.info().id},
+        {"params", p.params()},
+        {"sizes", {{"nq", s.nq}, {"mh", s.mh}, {"mn", s.mn}}},
+        {"tags", p.info().tags},
+        {"outputs", p.output_names()}}},
+      {"method", {{"id", run.config.method}, {"params", run.method->effective_params()}}},
+      {"stepper", stepper_json(run)},
+      {"t_end", run.t_end},
+      {"samples", run.sample_times.size()},
+      {"limits",
+       {{"max_steps", run.config.limits.max_steps},
+        {"max_rhs_calls", run.config.limits.max_rhs_calls > 0
+                              ? nlohmann::json(run.config.limits.max_rhs_calls)
+                              : nlohmann::json()},
+        {"time_limit_s", run.config.limits.wall_time_limit > 0
+                             ? nlohmann::json(run.config.limits.wall_time_limit)
+                             : nlohmann::json()}}},
+      {"reference",
+       {{"kind", to_string(ref.kind)},
+        {"provenance", ref.provenance},
+        {"accuracy", number_or_null(ref.accuracy)}}},
+  };
+}
+
+Mat sample_reference(const GridReference& reference, const std::vector<double>& times) {
+  Mat out = Mat::Constant(times.size(), reference.outputs.cols(), std::nan(""));
+  const double t_end = reference.grid.back();
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    const double position = times[i] / t_end * (reference.grid.size() - 1);
+    const long k = std::lround(position);
+    if (k >= 0 && k < static_cast<long>(reference.grid.size()) &&
+        std::abs(times[i] - reference.grid[k]) <= 1e-9 * t_end)
+      out.row(i) = reference.outputs.row(k);
+  }
+  return out;
+}
+
+namespace {
+
+// The record's metrics; errors only against a reference, and only for a run that reached the
+// horizon.
+nlohmann::json run_metrics(const PreparedRun& run, RunResult& result, RunStatus status,
+                           const BranchMonitor& branch) {
+  const Problem& problem = *run.problem;
+  if (status == RunStatus::ok && run.config.compute_reference)
+    result.reference = run.grid_reference ? sample_reference(*run.grid_reference, result.series.t)
+                                          : reference_at_samples(problem, result.series);
+  return {{"error", error_metrics(problem, result.series, result.reference)},
+          {"drift", drift_metrics(result.series)},
+          {"energy", energy_metrics(problem, result.series)},
+          {"multipliers", multiplier_metrics(problem, result.series)},
+          {"branch", branch.summary()}};
+}
+
+// Integrates from (q0, v0) with the recorder and the branch monitor as observers, and fills the
+// record from the outcome.
+void integrate_and_record(PreparedRun& run, const Vec& q0, const Vec& v0, RunResult& result) {
+  Problem& problem = *run.problem;
+  Method& method = *run.method;
+  auto& rec = result.record;
+  Vec x(method.state_size());
+  method.pack(0.0, q0, v0, x);
+  SampleRecorder recorder(problem, method);
+  BranchMonitor branch(problem, method);
+  branch.start(0.0, x);
+  LoopLimits limits = run.config.limits;
+  if (branch.active())
+    limits.branch_check = [&branch](double t, CVecRef state, std::string& message) {
+      return branch.on_branch(t, state, message);
+    };
+  const auto start = std::chrono::steady_clock::now();
+  const LoopOutcome outcome = integrate(
+      method, *run.stepper, run.settings, x, run.sample_times,
+      [&recorder](double t, CVecRef state) { recorder(t, state); }, limits);
+  const double instrumented_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.series = recorder.series();
+
+  result.status = outcome.status;
+  rec["status"] = to_string(outcome.status);
+  rec["message"] = outcome.message;
+  rec["t_reached"] = outcome.t_reached;
+  rec["metrics"] = run_metrics(run, result, outcome.status, branch);
+  rec["work"] = work_json(outcome.counters, method);
+  rec["timing"] = outcome.status == RunStatus::ok
+                      ? timed_repetitions(run, q0, v0, instrumented_seconds, start)
+                      : untimed(instrumented_seconds);
+}
+
+}  // namespace
+
+RunResult execute_run(PreparedRun& run) {
+  RunResult result;
+  result.problem = run.problem.get();
+  result.record = record_header(run);
+  auto& rec = result.record;
+  auto stop_before_start = [&](RunStatus status, const std::string& message) {
+    result.status = status;
+    rec["status"] = to_string(status);
+    rec["message"] = message;
+    rec["context"] = run_context();
+    return result;
+  };
+  if (!run.reference_block.is_null()) rec["reference"] = run.reference_block;
+  if (!run.reference_failure.empty())
+    return stop_before_start(
+        RunStatus::reference_failed,
+        "the self-converged reference could not be computed: " + run.reference_failure);
+  if (needs_grid_reference(run) && !run.grid_reference)
+    throw std::logic_error("run " + run.key +
+                           ": its self-converged reference was not resolved before the run");
+  const Sizes sizes = run.problem->sizes();
+  Vec q0(sizes.nq), v0(sizes.nq);
+  try {
+    rec["initial"] = make_initial_state(*run.problem, run.config.initial, q0, v0);
+    run.method->bind(*run.problem);
+  } catch (const NumericalFailure& failure) {
+    return stop_before_start(failure.status(), failure.what());
+  } catch (const InputError& error) {  // a parameter that only the problem can refuse
+    return stop_before_start(RunStatus::invalid_input, error.what());
+  }
+  integrate_and_record(run, q0, v0, result);
+  rec["context"] = run_context();
+  return result;
+}
+
+}  // namespace cmb

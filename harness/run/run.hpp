@@ -1,0 +1,107 @@
+// One run = problem (+ params) × method (+ params) × stepper (+ dt or tolerances) × horizon ×
+// sampling. prepare_run validates everything a user can get wrong (InputError, nothing written);
+// execute_run never throws for numerical trouble: it returns a record with a status.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/method.hpp"
+#include "core/problem.hpp"
+#include "harness/run/initial_state.hpp"
+#include "harness/run/metrics.hpp"
+#include "steppers/steppers.hpp"
+
+namespace cmb {
+
+// Upper bounds on what one run may ask for (InputError beyond): timed repetitions, and samples
+// (each holds the outputs, λ and residuals; a million of them is already ~0.5 GB for a small
+// problem).
+constexpr int kMaxRepeat = 1000;
+constexpr long kMaxSamples = 1000000;
+
+struct RunConfig {
+  std::string problem;
+  nlohmann::json problem_params = nlohmann::json::object();
+  std::string method;
+  nlohmann::json method_params = nlohmann::json::object();
+  std::string stepper;
+  std::optional<double> dt;         // fixed step (required) or first trial step (adaptive)
+  std::optional<double> abs_tol;    // adaptive only
+  std::optional<double> rel_tol;    // adaptive only
+  std::optional<double> max_dt;     // adaptive only
+  std::optional<double> t_end;      // default: the problem's horizon
+  std::optional<double> sample_dt;  // default: t_end / 100
+  // Timed repetitions after the instrumented run (harness/run/timing.hpp): at least `repeat` (0:
+  // none), more until they add up to timing_min_s, none started past timing_max_s.
+  int repeat = 3;
+  double timing_min_s = 0.2;
+  double timing_max_s = 20.0;
+  LoopLimits limits;
+  InitialStateOptions initial;  // consistency check / projection / deliberate perturbation
+  // "problem": the problem's own reference; "self_converged": computed by the harness with two
+  // independent configurations and cached (harness/run/self_converged.hpp). Problems whose
+  // reference kind is self_converged always get the latter.
+  std::string reference = "problem";
+  std::string reference_cache = "results/references";
+  bool compute_reference = true;  // off for the reference computations themselves
+};
+
+// A reference given as output values on a grid of times (the self-converged reference of
+// harness/run/self_converged.hpp), resolved before a run starts.
+struct GridReference {
+  std::vector<double> grid;  // t = 0 … t_end
+  Mat outputs;               // one row per grid time
+};
+
+// Reference values at the given times: grid values where a time matches a grid time (to
+// 1e-9·t_end), NaN elsewhere.
+Mat sample_reference(const GridReference& reference, const std::vector<double>& times);
+
+struct PreparedRun {
+  RunConfig config;
+  std::unique_ptr<Problem> problem;
+  std::unique_ptr<Method> method;
+  const StepperSpec* stepper = nullptr;
+  StepperSettings settings;
+  double t_end = 0.0;
+  std::vector<double> sample_times;  // excludes 0, ends at t_end
+  std::string key;                   // stable, readable identifier of the configuration
+  // A run is a leaf: when its errors are measured against a computed reference
+  // (needs_grid_reference), resolve_reference (harness/run/self_converged.hpp) fills these before
+  // execute_run — the values and the record's "reference" block, or why they failed.
+  std::optional<GridReference> grid_reference;
+  nlohmann::json reference_block;  // replaces the header's "reference" block when set
+  std::string reference_failure;   // non-empty: the run ends reference_failed without starting
+};
+
+// True when the run measures its errors against a self-converged reference: the problem has
+// no other, or the configuration asks for one.
+bool needs_grid_reference(const PreparedRun& run);
+
+PreparedRun prepare_run(const RunConfig& config);
+
+// The parts of a run's record known before it starts (key, problem, method, stepper, limits,
+// reference): what a record says about a run that was stopped from outside.
+nlohmann::json record_header(const PreparedRun& run);
+
+// A run checks its time limit between steps; one long step, the reference computation or the
+// timing repetitions can overrun it, so a watchdog (`run`) or the campaign parent stops it this
+// long after the limit.
+inline double time_limit_margin(double limit) { return 2.0 + 0.05 * limit; }
+
+struct RunResult {
+  RunStatus status = RunStatus::ok;  // how the run ended; the record's "status" spells it
+  nlohmann::json record;             // the JSON document of docs/json_schema.md
+  SampleSeries series;
+  Mat reference;  // reference outputs at the sample times (empty if none)
+  const Problem* problem = nullptr;
+};
+
+// Integrates a prepared run (with its reference resolved, see PreparedRun) and returns its record.
+RunResult execute_run(PreparedRun& run);
+
+}  // namespace cmb

@@ -1,0 +1,170 @@
+#include "harness/run/self_converged.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include "harness/run/context.hpp"
+#include "harness/run/run.hpp"
+#include "records/reference_cache.hpp"
+#include "records/results_file.hpp"
+
+namespace cmb {
+
+namespace {
+
+constexpr int kGridIntervals = 100;
+
+Mat run_on_grid(const std::string& id, const nlohmann::json& params, double t_end,
+                const nlohmann::json& config) {
+  RunConfig c;
+  c.problem = id;
+  c.problem_params = params;
+  c.problem_params.erase("t_end");  // the horizon is the grid's, given as the run setting below
+  c.method = config.at("method").get<std::string>();
+  c.method_params = config.value("method_params", nlohmann::json::object());
+  c.stepper = config.at("stepper").get<std::string>();
+  c.abs_tol = c.rel_tol = config.at("tol").get<double>();
+  c.t_end = t_end;
+  c.sample_dt = t_end / kGridIntervals;
+  c.repeat = 0;
+  c.compute_reference = false;
+  PreparedRun run = prepare_run(c);
+  run.settings.land_on_samples = true;
+  const RunResult result = execute_run(run);
+  if (result.status != RunStatus::ok)
+    throw NumericalFailure(RunStatus::reference_failed,
+                           "self-converged reference run " + run.key + " ended " +
+                               result.record["status"].get<std::string>() + ": " +
+                               result.record["message"].get<std::string>());
+  const auto& series = result.series;
+  // Landing on the samples, every run must report exactly the grid: anything else would make
+  // the two runs' rows refer to different times.
+  if (series.t.size() != static_cast<std::size_t>(kGridIntervals) + 1)
+    throw NumericalFailure(RunStatus::reference_failed,
+                           "self-converged reference run " + run.key + " produced " +
+                               std::to_string(series.t.size()) + " samples instead of " +
+                               std::to_string(kGridIntervals + 1));
+  Mat out(series.t.size(), series.outputs.front().size());
+  for (std::size_t i = 0; i < series.t.size(); ++i) out.row(i) = series.outputs[i].transpose();
+  return out;
+}
+
+// Fills `ref` from the cache file when it holds exactly the expected entry. An entry that is
+// there but wrong (truncated, edited, another layout) is said once on stderr and recomputed.
+bool read_cached(const ReferenceCacheExpectation& expected, SelfConvergedReference& ref) {
+  std::string why;
+  const auto cached = read_reference_cache(ref.cache_file, expected, why);
+  if (!cached) {
+    if (!why.empty()) std::cerr << "cmbench: recomputing the reference: " << why << "\n";
+    return false;
+  }
+  ref.grid = cached->grid;
+  ref.outputs = cached->outputs;
+  ref.agreement = cached->agreement;
+  ref.provenance = cached->provenance;
+  ref.from_cache = true;
+  return true;
+}
+
+// An exclusive lock on `path` (flock) while it lives: runs of one campaign in other processes —
+// workers, the shards of a job array on other nodes of a shared file system — that need the same
+// reference wait for the one computing it and then read it, instead of computing it again. The
+// file is written atomically anyway, so a file system without locks costs only time, never a
+// corrupt cache. The lock file stays (removing it would race with a waiting process).
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT, 0644)) {
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+nlohmann::json default_reference_recipe() {
+  return nlohmann::json::array(
+      {{{"method", "augmented_lagrangian"}, {"stepper", "fehlberg78"}, {"tol", 1e-12}},
+       {{"method", "svd_null_space"},
+        {"method_params", {{"omega0", 10.0}}},
+        {"stepper", "bulirsch_stoer"},
+        {"tol", 1e-12}}});
+}
+
+SelfConvergedReference self_converged_reference(const Problem& problem, double t_end,
+                                                const nlohmann::json& recipe_in,
+                                                const std::string& cache_dir) {
+  const std::string id = problem.info().id;
+  const nlohmann::json& params = problem.params();
+  const nlohmann::json recipe = recipe_in.is_null() ? default_reference_recipe() : recipe_in;
+  const nlohmann::json key = {{"problem", id},
+                              {"params", params},
+                              {"t_end", t_end},
+                              {"recipe", recipe},
+                              {"grid_intervals", kGridIntervals},
+                              // 2: caches from before the fix that lands every sample of the
+                              // final step (older files could miss the last samples)
+                              {"format", 2}};
+  ReferenceCacheExpectation expected{key, {}, problem.output_names().size()};
+  for (int k = 0; k <= kGridIntervals; ++k) expected.grid.push_back(t_end * k / kGridIntervals);
+  SelfConvergedReference ref;
+  const std::string name = id + "-" + stable_hash(key.dump());
+  ref.cache_file = (std::filesystem::path(cache_dir) / (name + ".json")).string();
+  if (read_cached(expected, ref)) return ref;
+  std::error_code ec;
+  std::filesystem::create_directories(cache_dir, ec);
+  const FileLock lock((std::filesystem::path(cache_dir) / ("." + name + ".lock")).string());
+  if (read_cached(expected, ref)) return ref;  // computed by another process while this one waited
+  const Mat a = run_on_grid(id, params, t_end, recipe.at(0));
+  const Mat b = run_on_grid(id, params, t_end, recipe.at(1));
+  ref.grid = expected.grid;
+  ref.outputs = a;
+  ref.agreement = (a - b).cwiseAbs().maxCoeff();
+  ref.provenance = {{"runs", recipe},
+                    {"agreement", ref.agreement},
+                    {"context", run_context()},
+                    {"note",
+                     "outputs of the first run; accuracy estimated by the largest "
+                     "difference to the second"}};
+  write_reference_cache(ref.cache_file, key,
+                        {ref.grid, ref.outputs, ref.agreement, ref.provenance});
+  return ref;
+}
+
+void resolve_reference(PreparedRun& run) {
+  if (!needs_grid_reference(run)) return;
+  const Problem& problem = *run.problem;
+  nlohmann::json& block = run.reference_block;
+  block["kind"] = to_string(ReferenceKind::self_converged);
+  try {
+    const SelfConvergedReference ref = self_converged_reference(
+        problem, run.t_end, problem.reference_info().recipe, run.config.reference_cache);
+    run.grid_reference = GridReference(ref);
+    block["provenance"] = ref.provenance;
+    block["accuracy"] = number_or_null(ref.agreement);
+    block["cache_file"] = ref.cache_file;
+    block["from_cache"] = ref.from_cache;
+  } catch (const NumericalFailure& failure) {
+    run.reference_failure = failure.what();
+    block["provenance"] = std::string("could not be computed: ") + failure.what();
+    block["accuracy"] = nullptr;
+  }
+}
+
+RunResult run_with_reference(PreparedRun& run) {
+  resolve_reference(run);
+  return execute_run(run);
+}
+
+}  // namespace cmb

@@ -1,0 +1,193 @@
+#include "harness/run/timing.hpp"
+
+#include <sched.h>
+#include <time.h>
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "harness/run/initial_state.hpp"
+
+namespace cmb {
+
+namespace {
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// CPU time of this thread: the run executes in it, and a watchdog or another process on the
+// same core does not count.
+double thread_cpu_seconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+// The p-quantile of sorted values (linear between neighbours).
+double quantile(const std::vector<double>& sorted, double p) {
+  const double position = p * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(position);
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+// min, median, max and spread of one clock, under `prefix` ("" or "cpu_"). The spread is the
+// interquartile range over the median (the range over the median below 4 repetitions): the
+// first repetition's cold caches and a rare interruption do not make it.
+void summarize(std::vector<double> seconds, const std::string& prefix, nlohmann::json& timing) {
+  std::sort(seconds.begin(), seconds.end());
+  const double mid = median(seconds);
+  const double width = seconds.size() < 4 ? seconds.back() - seconds.front()
+                                          : quantile(seconds, 0.75) - quantile(seconds, 0.25);
+  timing[prefix + "min_s"] = seconds.front();
+  timing[prefix + "median_s"] = mid;
+  timing[prefix + "max_s"] = seconds.back();
+  timing[prefix + "spread"] = mid > 0 ? width / mid : 0.0;
+}
+
+// Whether to start another repetition of a block that aims at `wanted` repetitions and
+// `min_seconds` of timed work, with at most `most` of them (its share of kMaxRepeat, so that a
+// fast run reaching the cap is still timed on every core): none past timing_max_s in all or the
+// wall-time limit.
+struct BlockGoal {
+  std::size_t wanted;
+  double min_seconds;
+  std::size_t most;
+};
+bool another(const BlockGoal& goal, std::size_t done, double block_total, std::size_t all_done,
+             double all_total, double longest, double cap_seconds, double limit_left) {
+  if (done >= goal.most) return false;
+  if (all_done > 0 && all_total + longest > cap_seconds) return false;
+  if (limit_left <= 0) return false;
+  return done < goal.wanted || block_total < goal.min_seconds;
+}
+
+// The cores the calling thread may run on (its affinity mask), at most kMaxTimingCores of them;
+// empty when the mask cannot be read.
+constexpr int kMaxTimingCores = 8;
+std::vector<int> allowed_cores() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  std::vector<int> cores;
+  if (::sched_getaffinity(0, sizeof(mask), &mask) != 0) return cores;
+  for (int c = 0; c < CPU_SETSIZE && static_cast<int>(cores.size()) < kMaxTimingCores; ++c)
+    if (CPU_ISSET(c, &mask)) cores.push_back(c);
+  return cores;
+}
+
+// Pins the calling thread to one core while it lives, then gives it its former mask back.
+class PinnedToCore {
+ public:
+  explicit PinnedToCore(int core) {
+    CPU_ZERO(&previous_);
+    pinned_ = ::sched_getaffinity(0, sizeof(previous_), &previous_) == 0;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(core, &one);
+    pinned_ = pinned_ && ::sched_setaffinity(0, sizeof(one), &one) == 0;
+  }
+  ~PinnedToCore() {
+    if (pinned_) ::sched_setaffinity(0, sizeof(previous_), &previous_);
+  }
+  PinnedToCore(const PinnedToCore&) = delete;
+  PinnedToCore& operator=(const PinnedToCore&) = delete;
+
+ private:
+  cpu_set_t previous_;
+  bool pinned_ = false;
+};
+
+// A block's summary: its core, how many repetitions and the minimum of each clock.
+nlohmann::json core_block(int core, const std::vector<double>& wall, const std::vector<double>& cpu,
+                          std::size_t first) {
+  return {{"core", core},
+          {"repetitions", wall.size() - first},
+          {"min_s", *std::min_element(wall.begin() + first, wall.end())},
+          {"cpu_min_s", *std::min_element(cpu.begin() + first, cpu.end())}};
+}
+
+}  // namespace
+
+nlohmann::json untimed(double instrumented_seconds) {
+  return {{"instrumented_s", instrumented_seconds},
+          {"repetitions", 0},
+          {"min_s", nullptr},
+          {"median_s", nullptr}};
+}
+
+nlohmann::json timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
+                                 double instrumented_seconds,
+                                 std::chrono::steady_clock::time_point start) {
+  nlohmann::json timing = untimed(instrumented_seconds);
+  if (run.config.repeat == 0) return timing;
+  Method& method = *run.method;
+  Vec x(method.state_size());
+  std::vector<double> wall, cpu;
+  double total = 0.0, longest = 0.0;
+  const double limit = run.config.limits.wall_time_limit;
+  auto limit_left = [&] { return limit > 0 ? limit - seconds_since(start) : 1.0; };
+  // One block of repetitions per core the thread may use, each pinned to its core: a core that
+  // another guest's load slows down for seconds (seen on this project's 2-core machines: one
+  // core 1.5× slower than the other for minutes) cannot make every repetition slow.
+  const std::vector<int> cores = allowed_cores();
+  const std::size_t blocks = std::max<std::size_t>(1, cores.size());
+  const BlockGoal goal{(static_cast<std::size_t>(run.config.repeat) + blocks - 1) / blocks,
+                       run.config.timing_min_s / static_cast<double>(blocks),
+                       static_cast<std::size_t>(kMaxRepeat) / blocks};
+  method.stats().set_enabled(false);
+  for (std::size_t b = 0; b < blocks; ++b) {
+    std::optional<PinnedToCore> pin;
+    if (cores.size() > 1) pin.emplace(cores[b]);
+    const std::size_t first = wall.size();
+    double block_total = 0.0;
+    while (another(goal, wall.size() - first, block_total, wall.size(), total, longest,
+                   run.config.timing_max_s, limit_left())) {
+      method.pack(0.0, q0, v0, x);
+      const double cpu0 = thread_cpu_seconds();
+      const auto t0 = std::chrono::steady_clock::now();
+      integrate(method, *run.stepper, run.settings, x, run.sample_times, nullptr,
+                run.config.limits);
+      wall.push_back(seconds_since(t0));
+      cpu.push_back(thread_cpu_seconds() - cpu0);
+      total += wall.back();
+      block_total += wall.back();
+      longest = std::max(longest, wall.back());
+    }
+    if (cores.size() > 1 && wall.size() > first)
+      timing["cores"].push_back(core_block(cores[b], wall, cpu, first));
+  }
+  method.stats().set_enabled(true);
+  if (limit > 0 && limit_left() <= 0)
+    timing["note"] = "repetitions stopped by the time limit after " + std::to_string(wall.size());
+  timing["repetitions"] = wall.size();
+  if (wall.empty()) return timing;
+  timing["total_s"] = total;
+  summarize(wall, "", timing);
+  summarize(cpu, "cpu_", timing);
+  return timing;
+}
+
+nlohmann::json time_prepared_run(PreparedRun& run, double instrumented_seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  const Sizes sizes = run.problem->sizes();
+  Vec q0(sizes.nq), v0(sizes.nq);
+  try {
+    make_initial_state(*run.problem, run.config.initial, q0, v0);
+    run.method->bind(*run.problem);
+  } catch (const std::exception& e) {
+    nlohmann::json timing = untimed(instrumented_seconds);
+    timing["note"] = std::string("not timed: the run did not start again: ") + e.what();
+    return timing;
+  }
+  return timed_repetitions(run, q0, v0, instrumented_seconds, start);
+}
+
+}  // namespace cmb

@@ -1,0 +1,34 @@
+// How long a run takes, measured so that a reader can reproduce it: repetitions of the run
+// without observer (the same step sequence as the instrumented run), on the wall clock and on
+// the thread's CPU clock, at least `repeat` of them and more until they add up to timing_min_s
+// (so that fast runs are timed over many repetitions, as benchmark tools do), none started past
+// timing_max_s. They come in one block per core the thread may use, each pinned to its core (a
+// core slowed by another guest's load cannot slow them all). The record's timing block gives
+// minimum, median and maximum of each clock and their spread, the interquartile range over the
+// median (the range below 4 repetitions), and each block's core and minima. A campaign
+// takes them one run at a time after its parallel pass (harness/campaign/campaign_runner.cpp), so
+// that no other work shares the machine.
+#pragma once
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "harness/run/run.hpp"
+
+namespace cmb {
+
+// The timing block of a run that is not repeated: the instrumented run only.
+nlohmann::json untimed(double instrumented_seconds);
+
+// The timing block of an ok run from its initial state (q0, v0), the method bound; the
+// repetitions share the run's wall-time limit, counted from `start`.
+nlohmann::json timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
+                                 double instrumented_seconds,
+                                 std::chrono::steady_clock::time_point start);
+
+// The timing block of a prepared run computed on its own (a campaign's timing pass): its
+// initial state, the method bound, then timed_repetitions. Numerical trouble (the run does not
+// start as it did) gives an untimed block with a note.
+nlohmann::json time_prepared_run(PreparedRun& run, double instrumented_seconds);
+
+}  // namespace cmb

@@ -1,0 +1,280 @@
+#include "records/merge.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "core/errors.hpp"
+#include "core/json_input.hpp"
+#include "records/output.hpp"
+
+namespace cmb {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Whether `file` is a results.json written by merge (an earlier merge, safe to replace).
+bool written_by_merge(const fs::path& file) {
+  try {
+    const json doc = read_json_file(file.string(), "'" + file.string() + "'");
+    return doc.is_object() && doc.contains("merged_from");
+  } catch (const InputError&) {
+    return false;  // unreadable: not a merge's, so never replaced
+  }
+}
+
+// See merge.hpp: what --out may be. Throws before anything is written.
+void check_out_dir(const std::string& out_dir, bool force) {
+  const fs::path dir(out_dir);
+  const fs::path target = dir / "results.json";
+  std::error_code ec;
+  const auto status = fs::status(dir, ec);
+  if (fs::exists(status) && !fs::is_directory(status))
+    throw OutputError("--out '" + out_dir +
+                      "' is not a directory (merge writes results.json into it)");
+  if (fs::is_directory(status)) {
+    const bool merged = fs::exists(target, ec) && written_by_merge(target);
+    if (fs::exists(dir / "campaign.json", ec) || (fs::exists(dir / "runs", ec) && !merged))
+      throw InputError("--out '" + out_dir +
+                       "' is a campaign's directory (campaign.json or "
+                       "runs/), which merge never writes into: choose another --out");
+    if (fs::exists(target, ec) && !written_by_merge(target))
+      throw InputError("--out '" + out_dir +
+                       "' already holds a results.json that merge did not "
+                       "write: choose another --out");
+    if (fs::exists(target, ec) && !force)
+      throw InputError("--out '" + out_dir +
+                       "' already holds merged results: use --force to "
+                       "replace them, or choose another --out");
+  }
+  check_writable(target.string());  // a path under a file, a directory that cannot be written
+}
+
+void check_same_origin(const std::vector<ResultsFile>& inputs) {
+  const json& first = inputs.front().doc;
+  for (std::size_t i = 1; i < inputs.size(); ++i) {
+    const json& doc = inputs[i].doc;
+    if (doc["campaign_file"] != first["campaign_file"])
+      throw InputError("'" + inputs[i].name + "' comes from a different campaign file than '" +
+                       inputs.front().name + "' (use --force to merge anyway)");
+    // cmbench_build is optional (older records, hand-made files): absent reads as null.
+    for (const char* key : {"git_sha", "build_type", "compiler", "flags", "cmbench_build"}) {
+      const json here = doc["context"].value(key, json()),
+                 there = first["context"].value(key, json());
+      if (here != there)
+        throw InputError("'" + inputs[i].name + "' was produced by a different build (" + key +
+                         ": " + here.dump() + " vs " + there.dump() +
+                         "; use --force to merge anyway)");
+    }
+  }
+}
+
+// A run record without when, where and how long it ran (timing, context): two campaigns that
+// share a run record it the same way apart from these.
+json outcome(json run) {
+  run.erase("timing");
+  run.erase("context");
+  return run;
+}
+
+// The top-level fields in which two outcomes differ, for the message.
+std::string differing_fields(const json& a, const json& b) {
+  std::string out;
+  for (const auto& [k, v] : a.items())
+    if (!b.contains(k) || b[k] != v) out += (out.empty() ? "" : ", ") + k;
+  for (const auto& [k, v] : b.items())
+    if (!a.contains(k)) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+// The selection a results file holds ("filter": the regular expression its runs were chosen
+// by; "" when all were, or when an older file does not say).
+std::string selection_of(const ResultsFile& input) {
+  const json filter = input.doc.value("filter", json(""));
+  return filter.is_string() ? filter.get<std::string>() : filter.dump();
+}
+
+// Shards split one selection: a shard of another selection (a different --filter) would make
+// "all N shards present" mean nothing, so it is refused, even with --force.
+void check_same_selection(const ResultsFile& shard, const std::vector<ResultsFile>& inputs) {
+  for (const auto& other : inputs) {
+    const json& block = other.doc.value("shard", json());
+    if (!block.is_object() || block.value("count", 1) <= 1) continue;
+    if (selection_of(other) != selection_of(shard))
+      throw InputError("'" + shard.name + "' and '" + other.name +
+                       "' are shards of different selections (--filter " +
+                       excerpt(json(selection_of(shard)), 60) + " vs " +
+                       excerpt(json(selection_of(other)), 60) +
+                       "): together they are not the campaign's runs; run every shard with the "
+                       "same --filter");
+    return;  // the first shard input: all others are checked against it
+  }
+}
+
+// The shard numbers that the shard inputs leave out (none when no input is a shard of N > 1).
+std::vector<int> missing_shards(const std::vector<ResultsFile>& inputs) {
+  int count = 0;
+  std::set<int> present;
+  for (const auto& input : inputs) {
+    const json& shard = input.doc.value("shard", json());
+    if (!shard.is_object() || shard.value("count", 1) <= 1) continue;
+    const int n = shard.value("count", 1), index = shard.value("index", 0);
+    if (count != 0 && n != count)
+      throw InputError("'" + input.name + "' is shard " + std::to_string(index) + " of " +
+                       std::to_string(n) + ", another input a shard of " + std::to_string(count) +
+                       ": merge the shards of one split");
+    count = n;
+    check_same_selection(input, inputs);
+    present.insert(index);
+  }
+  std::vector<int> missing;
+  for (int i = 1; i <= count; ++i)
+    if (!present.count(i)) missing.push_back(i);
+  return missing;
+}
+
+std::string incomplete_message(const std::vector<ResultsFile>& inputs,
+                               const std::vector<int>& missing) {
+  int count = 0;
+  for (const auto& input : inputs)
+    if (input.doc.value("shard", json()).is_object())
+      count = std::max(count, input.doc["shard"].value("count", 1));
+  std::string numbers;
+  for (const int i : missing) numbers += (numbers.empty() ? "" : ", ") + std::to_string(i);
+  return "the inputs are an incomplete set of shards: shard(s) " + numbers + " of " +
+         std::to_string(count) +
+         " missing; merge them all, or give --allow-partial to merge these (recorded as "
+         "missing_shards in results.json)";
+}
+
+// Whether `path` (which exists) resolves, through any symbolic links, to a place inside `dir`:
+// a run file that is a link out of its result directory is not that set's file.
+bool resolves_inside(const fs::path& path, const fs::path& dir) {
+  std::error_code ec;
+  const fs::path real = fs::canonical(path, ec), root = fs::canonical(dir, ec);
+  if (ec) return false;
+  const auto [end, unused] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+  return end == root.end();
+}
+
+struct FileCopy {
+  fs::path from, to;
+};
+
+// The run files to copy: each kept run's record and series from the input it came from, under
+// the names its record gives ("files", already confined to runs/ and series/ by the results
+// reader); a file the input does not hold is counted as missing. Nothing is copied before every
+// file is checked: a source that is a link out of its set, or a destination folder of --out that
+// is a link elsewhere, stops the merge with nothing written.
+std::vector<FileCopy> run_files(const json& runs, const std::vector<std::size_t>& origins,
+                                const std::vector<std::string>& dirs, const std::string& out_dir,
+                                MergeSummary& summary) {
+  std::vector<FileCopy> copies;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const json files = runs[r].value("files", json());
+    if (!files.is_object()) continue;
+    for (const auto& [kind, name] : files.items()) {
+      if (!name.is_string()) continue;
+      const fs::path from = fs::path(dirs[origins[r]]) / name.get<std::string>();
+      const fs::path to = fs::path(out_dir) / name.get<std::string>();
+      std::error_code ec;
+      if (!fs::is_regular_file(from, ec)) {
+        ++summary.files_missing;
+        continue;
+      }
+      if (!resolves_inside(from, dirs[origins[r]]))
+        throw InputError("'" + from.string() + "' is a link out of its result directory '" +
+                         dirs[origins[r]] + "': merge copies only a set's own files");
+      if (fs::exists(to.parent_path(), ec) && !resolves_inside(to.parent_path(), out_dir))
+        throw InputError("'" + to.parent_path().string() + "' leads out of --out '" + out_dir +
+                         "' (a symbolic link): merge writes only inside --out");
+      copies.push_back({from, to});
+    }
+  }
+  return copies;
+}
+
+void copy_run_files(const std::vector<FileCopy>& copies, MergeSummary& summary) {
+  for (const auto& [from, to] : copies) {
+    std::error_code ec;
+    if (!fs::equivalent(from, to, ec)) copy_file_atomically(from.string(), to.string());
+    ++summary.files_copied;
+  }
+}
+
+// After a merge replaced an earlier one in out_dir: the files no merged run names.
+void remove_unnamed_files(const json& runs, const std::string& out_dir) {
+  std::set<fs::path> named;
+  for (const auto& run : runs) {
+    const json files = run.value("files", json::object());  // a copy: items() must not dangle
+    for (const auto& [kind, name] : files.items())
+      if (name.is_string()) named.insert(fs::path(out_dir) / name.get<std::string>());
+  }
+  std::error_code ec;
+  for (const char* sub : {"runs", "series"})
+    for (const auto& entry : fs::directory_iterator(fs::path(out_dir) / sub, ec))
+      if (!named.count(entry.path())) fs::remove(entry.path(), ec);
+}
+
+}  // namespace
+
+json merge_documents(const std::vector<ResultsFile>& inputs, bool force,
+                     std::vector<std::size_t>* origins) {
+  if (inputs.empty()) throw InputError("merge needs at least one results file");
+  if (!force) check_same_origin(inputs);
+  json runs = json::array();
+  struct Kept {
+    std::size_t position;  // in runs
+    std::size_t input;     // where it came from, for the message
+  };
+  std::map<std::string, Kept> kept;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    for (const auto& run : inputs[i].doc["runs"]) {
+      const std::string& key = run["key"].get_ref<const std::string&>();
+      const auto [found, inserted] = kept.emplace(key, Kept{runs.size(), i});
+      if (inserted) {
+        runs.push_back(run);
+        if (origins) origins->push_back(i);
+        continue;
+      }
+      const json first = outcome(runs[found->second.position]), second = outcome(run);
+      if (first != second)
+        throw InputError("run '" + key + "' is recorded differently in '" +
+                         inputs[found->second.input].name + "' and '" + inputs[i].name +
+                         "' (differs in: " + differing_fields(first, second) +
+                         "): merge only one of those inputs");
+    }
+  json merged = inputs.front().doc;
+  merged["runs"] = std::move(runs);
+  merged["shard"] = nullptr;
+  return merged;
+}
+
+MergeSummary merge_results(const std::vector<std::string>& dirs, const std::string& out_dir,
+                           const MergeOptions& options) {
+  if (dirs.empty()) throw InputError("merge needs at least one result directory");
+  check_out_dir(out_dir, options.force);
+  std::vector<ResultsFile> inputs;
+  for (const auto& dir : dirs)
+    inputs.push_back(load_results((fs::path(dir) / "results.json").string(),
+                                  "'" + dir + "' holds no results.json"));
+  if (!options.force) check_same_origin(inputs);  // first: shards of different campaigns
+  MergeSummary summary;
+  summary.missing_shards = missing_shards(inputs);
+  if (!summary.missing_shards.empty() && !options.allow_partial)
+    throw InputError(incomplete_message(inputs, summary.missing_shards));
+  std::vector<std::size_t> origins;
+  json merged = merge_documents(inputs, options.force, &origins);
+  merged["merged_from"] = dirs;
+  if (!summary.missing_shards.empty()) merged["missing_shards"] = summary.missing_shards;
+  copy_run_files(run_files(merged["runs"], origins, dirs, out_dir, summary), summary);
+  write_file_atomically((fs::path(out_dir) / "results.json").string(), merged.dump(1) + "\n");
+  remove_unnamed_files(merged["runs"], out_dir);
+  summary.runs = merged["runs"].size();
+  return summary;
+}
+
+}  // namespace cmb

@@ -1,0 +1,153 @@
+#include "records/output.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+namespace cmb {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail(const std::string& what, const std::string& path, int error) {
+  throw OutputError("cannot " + what + " '" + path + "': " + std::strerror(error));
+}
+
+// The file a chain of symbolic links ends at (the path itself when it is no link). A loop or a
+// chain longer than the system allows is an error.
+fs::path resolve_links(const fs::path& path) {
+  fs::path current = path;
+  for (int depth = 0; depth < 40; ++depth) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(current, ec))) return current;
+    const fs::path link = fs::read_symlink(current, ec);
+    if (ec) fail("follow the link", current.string(), ec.value());
+    current = link.is_absolute() ? link : current.parent_path() / link;
+  }
+  fail("follow the link", path.string(), ELOOP);
+}
+
+void write_all(int fd, const std::string& content, const std::string& path) {
+  const char* data = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("write", path, errno);
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+using Producer = std::function<void(const Emit&)>;
+
+void write_produced(int fd, const Producer& produce, const std::string& path) {
+  produce([&](const std::string& piece) { write_all(fd, piece, path); });
+}
+
+// Writes into an existing file that is not a regular one (a device, a FIFO): no rename.
+void write_in_place(const fs::path& target, const Producer& produce, const std::string& shown) {
+  const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) fail("open", shown, errno);
+  try {
+    write_produced(fd, produce, shown);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) fail("write", shown, errno);
+}
+
+// A short name beside the target (a long target name plus a suffix could exceed NAME_MAX).
+fs::path temporary_beside(const fs::path& target) {
+  static std::atomic<unsigned> counter{0};
+  return target.parent_path() / (".cmb-" + std::to_string(static_cast<long>(::getpid())) + "-" +
+                                 std::to_string(counter++) + ".tmp");
+}
+
+}  // namespace
+
+void check_writable(const std::string& path) {
+  if (path.empty()) throw OutputError("an output path is empty");
+  const fs::path target = resolve_links(path);
+  std::error_code ec;
+  const auto status = fs::status(target, ec);
+  if (fs::is_directory(status)) throw OutputError("cannot write '" + path + "': it is a directory");
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    if (::access(target.c_str(), W_OK) != 0) fail("write", path, errno);
+    return;
+  }
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  while (!fs::exists(dir, ec) && dir != dir.parent_path())  // the nearest existing ancestor,
+    dir = dir.has_parent_path() ? dir.parent_path() : fs::path(".");  // where directories would go
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw OutputError("cannot write '" + path + "': '" + dir.string() + "' is not a directory");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) fail("write", path, errno);
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  write_file_atomically(path, [&content](const Emit& emit) { emit(content); });
+}
+
+void write_file_atomically(const std::string& path, const Producer& produce) {
+  if (path.empty()) throw OutputError("an output path is empty");
+  const fs::path target = resolve_links(path);
+  std::error_code ec;
+  const auto status = fs::status(target, ec);
+  if (fs::is_directory(status)) throw OutputError("cannot write '" + path + "': it is a directory");
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    write_in_place(target, produce, path);
+    return;
+  }
+  if (target.has_parent_path()) {
+    fs::create_directories(target.parent_path(), ec);
+    if (ec) fail("create the directory", target.parent_path().string(), ec.value());
+  }
+  const fs::path temporary = temporary_beside(target);
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) fail("write", path, errno);
+  int error = 0;
+  try {
+    write_produced(fd, produce, path);
+  } catch (...) {  // an OutputError, or whatever the producer threw
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    throw;
+  }
+  if (::close(fd) != 0) error = errno;
+  if (!error && ::rename(temporary.c_str(), target.c_str()) != 0) error = errno;
+  if (error) {
+    ::unlink(temporary.c_str());
+    fail("write", path, error);
+  }
+}
+
+void copy_file_atomically(const std::string& from, const std::string& to) {
+  const int fd = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail("read", from, errno);
+  try {
+    write_file_atomically(to, [&](const Emit& emit) {
+      std::string piece(1 << 16, '\0');
+      for (;;) {
+        const ssize_t n = ::read(fd, piece.data(), piece.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) fail("read", from, errno);
+        if (n == 0) break;
+        emit(piece.substr(0, static_cast<std::size_t>(n)));
+      }
+    });
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+}
+
+}  // namespace cmb

@@ -1,0 +1,49 @@
+// The reference-cache file: one self-converged reference (harness/run/self_converged.hpp) on its
+// grid, under the key of everything it was computed from. Every cache file is untrusted — a
+// truncated copy, a hand edit, another version's layout — so the reader checks the whole
+// document against what the run expects before any number is used, and anything else is "not
+// this reference" (the caller recomputes it), never a run scored against the wrong values.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace cmb {
+
+struct CachedReference {
+  std::vector<double> grid;  // the sample times, t_end·k/intervals
+  Mat outputs;               // one row per grid time, one column per scored output
+  double agreement = 0.0;    // max |A − B| over the grid: the estimated accuracy
+  nlohmann::json provenance;
+};
+
+// What the reader requires of a cache entry: its key (problem, parameters, horizon, recipe,
+// grid, format) and the table's shape that the key implies.
+struct ReferenceCacheExpectation {
+  nlohmann::json key;
+  std::vector<double> grid;
+  std::size_t outputs = 0;
+};
+
+// The entry in `text` when it is exactly the expected one: an object with "key" equal to the
+// expected key, "grid" equal to the expected grid, "outputs" a grid-long array of rows of
+// `outputs` finite numbers, "agreement" a finite number >= 0 and "provenance" an object.
+// Otherwise nullopt, with the first violation (and its JSON path) in `why`.
+std::optional<CachedReference> parse_reference_cache(const std::string& text,
+                                                     const ReferenceCacheExpectation& expected,
+                                                     std::string& why);
+
+// The same for the file at `path`; a missing file is nullopt with `why` empty.
+std::optional<CachedReference> read_reference_cache(const std::string& path,
+                                                    const ReferenceCacheExpectation& expected,
+                                                    std::string& why);
+
+// Writes the entry atomically (records/output.hpp); throws OutputError.
+void write_reference_cache(const std::string& path, const nlohmann::json& key,
+                           const CachedReference& reference);
+
+}  // namespace cmb
