@@ -431,14 +431,18 @@ def test_grouping():
     dopri = by.get(("crank_rocker, unperturbed", "baumgarte α=20 β=10", "dopri5"), {"runs": []})
     check([r["tol"] for r in dopri["runs"]] == [1e-8, 1e-6],
           "grouping: runs differing only in tol belong to one series")
-    key = "kane_pendulum[N=2]/index1/dopri5/tol={}/t_end={}/assembly=project"
-    same = results.sweep_key(key.format("1e-06,atol=1e-09", 5))
-    check(same == results.sweep_key(key.format("1e-08,atol=1e-09", 5))
-          and same != results.sweep_key(key.format("1e-06,atol=1e-10", 5))
-          and same != results.sweep_key(key.format("1e-06,atol=1e-09", 10))
-          and same != results.sweep_key(key.format("1e-06,atol=1e-09", 5).replace(
-              "/assembly=project", "")),
-          "sweep_key: only tol is swept; a held atol, t_end and assembly tell series apart")
+    run = {"problem": "kane_pendulum", "problem_params": {"N": 2}, "method": "index1",
+           "method_params": {}, "stepper": "dopri5", "kind": "adaptive", "sweep": "tol",
+           "value": 1e-6, "abs_tol": 1e-9, "t_end": 5.0, "perturbation": None,
+           "assembly": "project"}
+    same = results.sweep_key(run)
+    check(same == "kane_pendulum[N=2]/index1/dopri5/tol=*,atol=1e-09/t_end=5/assembly=project"
+          and same == results.sweep_key(dict(run, value=1e-8))
+          and same != results.sweep_key(dict(run, abs_tol=1e-10))
+          and same != results.sweep_key(dict(run, t_end=10.0))
+          and same != results.sweep_key(dict(run, assembly="reject")),
+          f"sweep_key: only tol is swept; a held atol, t_end and assembly tell series apart: "
+          f"{same}")
 
     # Through the figures: one fit and one line per series, never a merged one.
     fits = {(f["case_label"], f["variant"]): f for f in run_figures.convergence_fits(rows)}

@@ -139,8 +139,9 @@ def campaign(file_or_dict, *, jobs=None, out=None, filter=None, resume=False, fo
 _COUNT_COLUMNS = ["rhs_calls", "steps_accepted", "steps_rejected", "jacobian_evaluations",
                   "stepper_resets", "method_rejections", "samples", "nq", "mh", "mn",
                   "timing_repetitions", "order"]
-# Columns of results.flatten that hold dicts or repeat what the expansion below spells out.
-_NESTED = {"files", "problem_params", "method_params"}
+# Columns of results.flatten that hold dicts (the identity spelled out by series_key, case_key and
+# the labels) or repeat what the expansion below spells out.
+_NESTED = {"files", "identity", "problem_params", "method_params"}
 
 
 def tidy_rows(records):

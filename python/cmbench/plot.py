@@ -117,10 +117,12 @@ def series_label(series, panel):
     return series["variant"] + (f" / {series['stepper']}" if mixed else "")
 
 
-def method_segment(series):
-    """The method segment of a series' run key ('baumgarte[alpha=10][beta=20]')."""
+def variant_params(series):
+    """The given method parameters of a series, as its labels show them ({'alpha': '10'}),
+    from its runs' identity (results.identity)."""
     from . import results
-    return results.key_parts(series["runs"][0]["key"])["method"]
+    params = series["runs"][0]["identity"]["method_params"]
+    return {name: results.param_text(value) for name, value in sorted(params.items())}
 
 
 def series_styles(series, steppers_in_panels):
@@ -129,7 +131,7 @@ def series_styles(series, steppers_in_panels):
     steppers (`steppers_in_panels`) — the stepper as the line style (hollow markers for
     fixed-step ones), with one legend entry per stepper. Bounded: one entry per method, per
     parameter value and per stepper, never per combination."""
-    styles, entries = style.variant_styles(series, method_segment)
+    styles, entries = style.variant_styles(series, variant_params)
     if not steppers_in_panels:
         return styles, entries
     steppers = sorted({s["stepper"] for s in series})

@@ -17,25 +17,26 @@ import os
 
 from . import results
 
-IDENTITY_FIELDS = ("problem", "method", "stepper", "t_end", "samples", "initial")
+COMPUTATION_FIELDS = ("problem", "method", "stepper", "t_end", "samples", "initial")
 COMPARED_FIELDS = ("status", "metrics", "work")
 
 _sources = {}
 
 
-def identity(record):
-    """What defines a run, independent of how its key is written (later builds leave default
-    parameter values out of keys)."""
-    return json.dumps({k: record.get(k) for k in IDENTITY_FIELDS}, sort_keys=True)
+def computation(record):
+    """What a run computes: every field that defines it, with effective parameter values.
+    Not results.identity, which names the given parameters as the key does: later builds leave
+    default values out of keys, and defaults change."""
+    return json.dumps({k: record.get(k) for k in COMPUTATION_FIELDS}, sort_keys=True)
 
 
-def loose_identity(record):
-    """identity() with the method's parameters as a multiset of values: a parameter renamed
+def loose_computation(record):
+    """computation() with the method's parameters as a multiset of values: a parameter renamed
     by a later build (augmented_lagrangian's omega, now omega0) still matches."""
     method = record.get("method") if isinstance(record.get("method"), dict) else {}
     params = method.get("params") if isinstance(method.get("params"), dict) else {}
     values = sorted(json.dumps(v, sort_keys=True) for v in params.values())
-    fields = {k: record.get(k) for k in IDENTITY_FIELDS if k != "method"}
+    fields = {k: record.get(k) for k in COMPUTATION_FIELDS if k != "method"}
     return json.dumps([fields, method.get("id"), values], sort_keys=True)
 
 
@@ -44,7 +45,7 @@ def attach(results_dir, other_dir, records):
     `records` (run records of results_dir) with an identical re-run there, that re-run's
     series. Returns {"matched", "total", "git_sha" (of the re-run's build)}."""
     doc = results.load_doc(other_dir)
-    tiers = [(lambda r: r["key"], {}), (identity, {}), (loose_identity, {})]
+    tiers = [(lambda r: r["key"], {}), (computation, {}), (loose_computation, {})]
     for other in doc["runs"]:
         for key, table in tiers:
             table.setdefault(key(other), other)

@@ -18,6 +18,7 @@ Files are read by cmbench.files, within its bounds (size; JSON depth, no duplica
 """
 import csv
 import io
+import json
 import math
 import os
 import statistics
@@ -27,10 +28,10 @@ import numpy as np
 
 from .files import InputFileError, read_json, read_text
 
-__all__ = ["load", "load_doc", "flatten", "frame", "series", "series_path",
-           "split_key", "key_parts", "sweep_key", "case_key", "variant_label", "group_series",
-           "case_labels", "read_series", "record_problem", "InputFileError", "BadInput",
-           "BadInputWarning"]
+__all__ = ["load", "load_doc", "flatten", "frame", "series", "series_path", "identity",
+           "sweep_key", "case_key", "variant_label", "readable", "param_text", "key_number",
+           "group_series", "case_labels", "read_series", "record_problem", "InputFileError",
+           "BadInput", "BadInputWarning"]
 
 
 # --- checking what is read --------------------------------------------------------------------
@@ -250,7 +251,130 @@ def load(results_dir):
     return load_doc(results_dir)["runs"]
 
 
-def split_key(key):
+# --- what a run is --------------------------------------------------------------------------
+
+def identity(record):
+    """What a run is, read from its record's fields (docs/json_schema.md); every grouping and
+    label of a run (sweep_key, case_key, variant_label, the labels of flatten) is made from it:
+
+      problem, method, stepper      ids
+      problem_params, method_params the parameters the run was given with a value other than
+                                    the default ({name: value as the record holds it})
+      kind, sweep, value            'fixed', 'dt', the step | 'adaptive', 'tol', rel_tol
+      abs_tol                       an adaptive run's absolute tolerance where it is not tol
+                                    (else None)
+      t_end                         the horizon where it is not the problem's own (else None)
+      perturbation                  {"position", "velocity"} of the initial state, or None
+      assembly                      'reject' or 'project'
+
+    The run key is read (_identity_from_key) only for what the fields cannot tell: which
+    parameters were given (_given), and what a record leaves out — a crash record's stepper
+    settings, horizon and initial state; the initial state of a run stopped before it was
+    checked."""
+    from_key = _identity_from_key(record)
+    problem, method = record.get("problem") or {}, record.get("method") or {}
+    stepper = record.get("stepper") or {}
+    named = _names_this_run(from_key, problem, method, stepper)
+    ident = {"problem": problem.get("id"),
+             "problem_params": _given(problem.get("params"),
+                                      from_key["problem_params"] if named else None),
+             "method": method.get("id"),
+             "method_params": _given(method.get("params"),
+                                     from_key["method_params"] if named else None),
+             "stepper": stepper.get("id")}
+    setting = _setting(stepper)
+    ident.update(setting if setting else {k: from_key[k] for k in _SETTING_FIELDS})
+    horizon = _horizon(record, problem)
+    ident["t_end"] = from_key["t_end"] if horizon is _UNKNOWN else horizon
+    initial = _initial_state(record)
+    ident.update(initial if initial else {k: from_key[k] for k in ("perturbation", "assembly")})
+    return ident
+
+
+_UNKNOWN = object()  # a part of the identity the record does not hold
+_SETTING_FIELDS = ("kind", "sweep", "value", "abs_tol")
+
+
+def _names_this_run(from_key, problem, method, stepper):
+    """Whether the key names this record's problem, method and stepper (a key that does not —
+    damaged, or not cmbench's — says nothing about its parameters either)."""
+    return (from_key["problem"], from_key["method"], from_key["stepper"]) == \
+        (problem.get("id"), method.get("id"), stepper.get("id"))
+
+
+def _given(params, named):
+    """The parameters a run was given, with the values its record holds (what ran, typed: 1.0
+    where the campaign gave 1). Which ones were given the fields cannot tell — a record's params
+    hold the given and the defaulted values alike, and the defaults are those of the build that
+    wrote it (udwadia_kalaba's variant was 'eig' by default, now 'cholesky') — so the names are
+    the key's (`named`). Without a key that names the run (None) every parameter counts: its
+    labels get long, but distinct runs never share a series."""
+    params = params if isinstance(params, dict) else {}
+    if named is None:
+        return dict(params)
+    return {name: params[name] if name in params else value for name, value in named.items()}
+
+
+def _setting(stepper):
+    """kind, sweep, value and abs_tol from the stepper's fields; None without a kind (a crash
+    record names the stepper only)."""
+    kind = stepper.get("kind")
+    if kind == "fixed":
+        return {"kind": kind, "sweep": "dt", "value": stepper.get("dt"), "abs_tol": None}
+    if kind == "adaptive":
+        rel, absolute = stepper.get("rel_tol"), stepper.get("abs_tol")
+        return {"kind": kind, "sweep": "tol", "value": rel,
+                "abs_tol": absolute if absolute != rel else None}
+    return None
+
+
+def _horizon(record, problem):
+    """The run's horizon where it is not the problem's own t_end parameter (None there: the
+    problem's case; a key spells a horizon given equal to it, the fields cannot); _UNKNOWN
+    without one (a crash record)."""
+    t_end = record.get("t_end")
+    if t_end is None:
+        return _UNKNOWN
+    params = problem.get("params")
+    own = params.get("t_end") if isinstance(params, dict) else None
+    return None if t_end == own else t_end
+
+
+def _initial_state(record):
+    """perturbation and assembly from the record's initial block; None without one (the run
+    stopped before its initial state was checked, or crashed)."""
+    initial = record.get("initial")
+    if not isinstance(initial, dict) or initial.get("assembly") is None:
+        return None
+    offset = initial.get("perturbation")
+    perturbation = ({"position": offset.get("position"), "velocity": offset.get("velocity")}
+                    if isinstance(offset, dict) else None)
+    return {"perturbation": perturbation, "assembly": initial["assembly"]}
+
+
+# --- the run key: only for what the fields cannot tell ----------------------------------------
+
+def _identity_from_key(record):
+    """The identity (as identity() returns it) that the record's run key spells — the key as
+    harness/run/prepare_run.cpp (run_key) builds it, problem[p=1]/method[a=1]/stepper/dt=…|tol=…
+    [,atol=…][/t_end=…][/perturb=p…,v…][/assembly=…] (no '/' inside the brackets splits).
+    The only reader of run keys: identity() falls back on it for what a record does not hold,
+    and the tests check that the two agree on every committed run."""
+    parts = _key_parts(record.get("key") or "")
+    problem, problem_params = _parse_segment(parts["problem"])
+    method, method_params = _parse_segment(parts["method"])
+    sweep, _, value = parts["swept"].partition("=")
+    extras = dict(e.partition("=")[::2] for e in parts["extras"])
+    return {"problem": problem, "problem_params": problem_params,
+            "method": method, "method_params": method_params, "stepper": parts["stepper"],
+            "kind": {"dt": "fixed", "tol": "adaptive"}.get(sweep), "sweep": sweep or None,
+            "value": _key_float(value), "abs_tol": _key_float(parts["held"].partition("atol=")[2]),
+            "t_end": _key_float(extras.get("t_end")),
+            "perturbation": _key_perturbation(extras.get("perturb")),
+            "assembly": extras.get("assembly", "reject")}
+
+
+def _split_key(key):
     """'problem[p]/method[a=1]/stepper/dt=0.001/t_end=2' -> its '/'-separated segments
     (a '/' inside brackets does not split)."""
     parts, depth, current = [], 0, []
@@ -268,16 +392,14 @@ def split_key(key):
     return parts
 
 
-SETTING_PREFIXES = ("dt=", "tol=")
+_SETTING_PREFIXES = ("dt=", "tol=")
 
 
-def key_parts(key):
-    """The parts of a run key as harness/run/run.cpp (run_key) builds it,
-    problem[p]/method[a=1]/stepper/dt=…|tol=…[,atol=…][/t_end=…][/perturb=p…,v…][/assembly=…]:
-    {"problem", "method", "stepper", "swept" ('dt=0.001' or 'tol=1e-06'), "held" (the rest of
-    the setting segment: ',atol=…' or ''), "extras" (the segments after it)}."""
-    segments = split_key(key)
-    at = next((i for i, s in enumerate(segments) if s.startswith(SETTING_PREFIXES)),
+def _key_parts(key):
+    """{"problem", "method", "stepper" (segments), "swept" ('dt=0.001' or 'tol=1e-06'), "held"
+    (the rest of the setting segment: ',atol=…' or ''), "extras" (the segments after it)}."""
+    segments = _split_key(key)
+    at = next((i for i, s in enumerate(segments) if s.startswith(_SETTING_PREFIXES)),
               len(segments))
     head = (segments[:at] + ["", "", ""])[:3]
     swept, _, held = (segments[at] if at < len(segments) else "").partition(",")
@@ -285,56 +407,136 @@ def key_parts(key):
             "held": "," + held if held else "", "extras": segments[at + 1:]}
 
 
-def sweep_key(key):
-    """The run key with its swept value (dt of a fixed-step stepper, tol of an adaptive one)
-    replaced by '*': the identity of the series the run belongs to. Everything else — problem
-    and method with their parameters, stepper, a fixed atol, t_end, perturbation, assembly —
-    stays, so two runs share a series only when they differ in dt or tol alone."""
-    p = key_parts(key)
-    swept = p["swept"].partition("=")[0] + "=*" if p["swept"] else ""
-    return "/".join([p["problem"], p["method"], p["stepper"], swept + p["held"]] + p["extras"])
+def _parse_segment(segment):
+    """'baumgarte[alpha=10][variant="eig"]' -> ('baumgarte', {'alpha': 10, 'variant': 'eig'})
+    (values are JSON; one that is not stays text)."""
+    head, _, rest = segment.partition("[")
+    params = {}
+    for item in rest[:-1].split("][") if rest.endswith("]") else []:
+        name, _, text = item.partition("=")
+        try:
+            params[name] = json.loads(text)
+        except ValueError:
+            params[name] = text
+    return head, params
 
 
-def case_key(key):
+def _key_float(text):
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
+
+
+def _key_perturbation(text):
+    """'p0.001,v0' -> {'position': 0.001, 'velocity': 0.0}; None without the segment."""
+    if text is None:
+        return None
+    position, _, velocity = text.partition(",")
+    return {"position": _key_float(position[1:]), "velocity": _key_float(velocity[1:])}
+
+
+# --- names made from an identity ----------------------------------------------------------------
+
+def key_number(value):
+    """A number as run keys spell dt, tol, t_end and perturbations (format_number in
+    harness/run/prepare_run.cpp): the shortest of 6..17 significant digits that reads back as the
+    same double."""
+    for digits in range(6, 18):
+        text = f"{value:.{digits}g}"
+        if float(text) == value:
+            break
+    return text
+
+
+def param_text(value):
+    """A parameter value as a label shows it: JSON, an integral number without '.0' (records
+    hold 10.0 where a campaign gave 10, which its key spells '10'), a string without quotes."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return json.dumps(value, ensure_ascii=False).strip('"')
+
+
+def _param_json(value):
+    """param_text with a string's JSON quotes (as in keys: variant="eig")."""
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else param_text(value)
+
+
+def _segment(name, params):
+    """'baumgarte[alpha=10][beta=20]': the id with its given parameters, by name as in keys."""
+    return name + "".join(f"[{k}={_param_json(v)}]" for k, v in sorted(params.items()))
+
+
+def readable(name, params):
+    """'baumgarte(alpha=10, beta=20)' for baumgarte with those given parameters; the id alone
+    without any."""
+    if not params:
+        return name
+    return f"{name}({', '.join(f'{k}={_param_json(v)}' for k, v in sorted(params.items()))})"
+
+
+def _extras(ident):
+    """What a case adds to its problem, as key segments: ['t_end=2', 'perturb=p0.001,v0',
+    'assembly=project'], each where it departs from the problem's own."""
+    out = []
+    if ident["t_end"] is not None:
+        out.append(f"t_end={key_number(ident['t_end'])}")
+    if ident["perturbation"] is not None:
+        p = ident["perturbation"]
+        out.append(f"perturb=p{key_number(p['position'])},v{key_number(p['velocity'])}")
+    if ident["assembly"] not in (None, "reject"):
+        out.append(f"assembly={ident['assembly']}")
+    return out
+
+
+def sweep_key(ident):
+    """The identity of the series a run (its identity()) belongs to, spelled as its run key
+    with the swept value (dt of a fixed-step stepper, tol of an adaptive one) replaced by '*'.
+    Everything else — problem and method with their given parameters, stepper, a fixed atol,
+    t_end, perturbation, assembly — stays, so two runs share a series only when they differ in
+    dt or tol alone."""
+    swept = f"{ident['sweep']}=*" if ident["sweep"] else ""
+    held = f",atol={key_number(ident['abs_tol'])}" if ident["abs_tol"] is not None else ""
+    return "/".join([_segment(ident["problem"], ident["problem_params"]),
+                     _segment(ident["method"], ident["method_params"]), ident["stepper"] or "",
+                     swept + held] + _extras(ident))
+
+
+def case_key(ident):
     """What a panel holds fixed: the problem instance and the initial condition and horizon
-    of its runs (problem[params] plus the t_end, perturb and assembly segments)."""
-    p = key_parts(key)
-    return "/".join([p["problem"]] + p["extras"])
+    of its runs (problem[params] plus the t_end, perturb and assembly segments of its key)."""
+    return "/".join([_segment(ident["problem"], ident["problem_params"])] + _extras(ident))
 
 
 GREEK = {"alpha": "α", "beta": "β", "omega0": "ω₀", "zeta": "ζ"}
 
 
-def variant_label(key):
-    """'baumgarte[alpha=10][beta=20]' -> 'baumgarte α=10 β=20': the method with its given
-    parameters (string values without their JSON quotes)."""
-    method = key_parts(key)["method"]
-    head, _, rest = method.partition("[")
-    params = [p.partition("=") for p in rest.rstrip("]").split("][")] if rest else []
-    return " ".join([head] + [f"{GREEK.get(k, k)}{eq}{v.strip(chr(34))}" for k, eq, v in params])
+def variant_label(ident):
+    """'baumgarte α=10 β=20': the method with its given parameters."""
+    return " ".join([ident["method"]] + [f"{GREEK.get(k, k)}={param_text(v)}"
+                                         for k, v in sorted(ident["method_params"].items())])
 
 
-def _extra_kind(segment):
-    return segment.partition("=")[0]
-
-
-def _describe_perturbation(segment):
-    """'perturb=p0.001,v0' -> 'perturbed p=0.001' (w for a velocity perturbation, as in
-    docs/report.md)."""
-    position, _, velocity = segment.partition("=")[2].partition(",")
-    parts = [f"{name}={v[1:]}" for name, v in (("p", position), ("w", velocity))
-             if v[1:] not in ("", "0")]
+def _describe_perturbation(perturbation):
+    """'perturbed p=0.001' (w for a velocity perturbation, as in docs/report.md)."""
+    parts = [f"{name}={text}" for name, text in
+             (("p", key_number(perturbation["position"])),
+              ("w", key_number(perturbation["velocity"]))) if text != "0"]
     return "perturbed " + ", ".join(parts)
 
 
-def _describe_case(row, kind, segment):
+def _describe_case(row, kind):
     """How a case differs from its siblings in `kind` (t_end, perturb or assembly); the record
-    supplies the values a key leaves out (the problem's default horizon, assembly 'reject')."""
+    supplies the values its identity leaves out (the problem's default horizon, assembly
+    'reject')."""
+    ident = row["identity"]
     if kind == "t_end":
-        return f"t_end={row['t_end']:g}"
+        t_end = row["t_end"] if row["t_end"] is not None else ident["t_end"]
+        return f"t_end={t_end:g}" if t_end is not None else "the problem's t_end"
     if kind == "assembly":
-        return f"assembly={row['assembly']}"
-    return _describe_perturbation(segment) if segment else "unperturbed"
+        return f"assembly={row['assembly'] or ident['assembly']}"
+    perturbation = ident["perturbation"]
+    return _describe_perturbation(perturbation) if perturbation else "unperturbed"
 
 
 def case_labels(rows):
@@ -344,7 +546,7 @@ def case_labels(rows):
     plain label."""
     cases = {}
     for r in rows:
-        extras = {_extra_kind(e): e for e in key_parts(r["key"])["extras"]}
+        extras = {e.partition("=")[0]: e for e in _extras(r["identity"])}
         cases.setdefault(r["case_key"], (r, extras))
     siblings = {}
     for r, extras in cases.values():
@@ -354,8 +556,7 @@ def case_labels(rows):
         mine = siblings[r["problem_label"]]
         varying = [k for k in ("t_end", "perturb", "assembly")
                    if len({e.get(k) for e in mine}) > 1]
-        labels[case] = ", ".join([r["problem_label"]] +
-                                 [_describe_case(r, k, extras.get(k)) for k in varying])
+        labels[case] = ", ".join([r["problem_label"]] + [_describe_case(r, k) for k in varying])
     return labels
 
 
@@ -383,14 +584,6 @@ def group_series(rows):
                     "stepper": first["stepper"], "kind": first["kind"], "order": first["order"],
                     "runs": sorted(runs, key=_swept_value)})
     return out
-
-
-def readable(segment):
-    """'baumgarte[alpha=10][beta=20]' -> 'baumgarte(alpha=10, beta=20)'; 'index1' unchanged."""
-    if "[" not in segment:
-        return segment
-    head, _, rest = segment.partition("[")
-    return f"{head}({rest[:-1].replace('][', ', ')})"
 
 
 def _stems_from_runs(results_dir):
@@ -468,8 +661,9 @@ def _get(d, *path):
 
 
 def flatten(record):
-    """One flat dict per run record (None where the record has no value)."""
-    segments = split_key(record["key"])
+    """One flat dict per run record (None where the record has no value); "identity" is the
+    run's identity() (sweep_key, case_key and the labels are made from it)."""
+    ident = identity(record)
     problem = record.get("problem", {})
     method = record.get("method", {})
     stepper = record.get("stepper", {})
@@ -502,20 +696,21 @@ def flatten(record):
     return {
         "key": record["key"],
         "files": record.get("files"),
-        "series_key": sweep_key(record["key"]),
-        "case_key": case_key(record["key"]),
-        "variant_label": variant_label(record["key"]),
+        "identity": ident,
+        "series_key": sweep_key(ident),
+        "case_key": case_key(ident),
+        "variant_label": variant_label(ident),
         "status": record.get("status"),
         "message": record.get("message", ""),
         "problem": problem.get("id"),
         "problem_params": dict(problem.get("params") or {}),
-        "problem_label": readable(segments[0]),
+        "problem_label": readable(ident["problem"], ident["problem_params"]),
         "nq": sizes.get("nq"),
         "mh": sizes.get("mh"),
         "mn": sizes.get("mn"),
         "method": method.get("id"),
         "method_params": dict(method.get("params") or {}),
-        "method_label": readable(segments[1]) if len(segments) > 1 else method.get("id"),
+        "method_label": readable(ident["method"], ident["method_params"]),
         "stepper": stepper.get("id"),
         "kind": kind,
         "order": stepper.get("order"),

@@ -221,19 +221,6 @@ def grey_style(style):
 
 # --- parameter variants -----------------------------------------------------------------------
 
-def given_params(method_segment):
-    """'baumgarte[alpha=10][beta=20]' -> {'alpha': '10', 'beta': '20'} (the method segment of a
-    run key: the parameters given by the campaign)."""
-    _, _, rest = method_segment.partition("[")
-    if not rest:
-        return {}
-    out = {}
-    for item in rest.rstrip("]").split("]["):
-        key, _, value = item.partition("=")
-        out[key] = value.strip('"')
-    return out
-
-
 def _number(text):
     try:
         return float(text)
@@ -248,7 +235,7 @@ def _value_colors(n):
     return [matplotlib.colors.to_hex(cmap(0.85 * i / max(1, n - 1))) for i in range(n)]
 
 
-def variant_styles(series, method_segment_of):
+def variant_styles(series, params_of):
     """Styles of the series of a figure ({series key: style}) and its legend entries [(label,
     style, kind)], kind 'line' (colour) or 'marker'.
 
@@ -258,7 +245,8 @@ def variant_styles(series, method_segment_of):
     entry per value. Other variants (more parameters vary, or too many values) take the
     method's marker and distinct colours, one legend entry each; beyond len(VALUE_MARKERS)
     variants of such a method the rest stay unnamed in grey, and the legend says how many.
-    `method_segment_of(series)` gives the method segment of the series' run key."""
+    `params_of(series)` gives the series' given method parameters ({name: value text}:
+    plot.variant_params)."""
     from . import names
     by_method = {}
     for s in series:
@@ -272,7 +260,7 @@ def variant_styles(series, method_segment_of):
                 styles[s["key"]] = dict(base)
             entries.append((names.method(method), base, "both"))
             continue
-        params = {v: given_params(method_segment_of(group[0])) for v, group in variants.items()}
+        params = {v: params_of(group[0]) for v, group in variants.items()}
         keys = list(dict.fromkeys(k for p in params.values() for k in p))
         varying = [k for k in keys if len({p.get(k) for p in params.values()}) > 1]
         values = {k: sorted({p.get(k) for p in params.values()},
