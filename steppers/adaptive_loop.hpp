@@ -1,7 +1,7 @@
 // The adaptive step loop shared by every error-controlled stepper (steppers/integrate_adaptive.cpp
-// for odeint's, harness/integrate_dop853.cpp for DOP853). A stepper here is anything with odeint's
-// controlled-stepper call try_step(system, x, t, dt) -> success | fail, which on success advances
-// x and t and proposes the next dt, and on failure only shrinks dt.
+// for odeint's, steppers/integrate_embedded_rk.cpp for dop853 and dopri87). A stepper here is
+// anything with odeint's controlled-stepper call try_step(system, x, t, dt) -> success | fail,
+// which on success advances x and t and proposes the next dt, and on failure only shrinks dt.
 #pragma once
 
 #include <boost/numeric/odeint/stepper/controlled_step_result.hpp>
