@@ -15,6 +15,7 @@
 
 #include "cli_runner.hpp"
 #include "core/json_input.hpp"
+#include "results_doc_support.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -22,6 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using cmb::test::cli;
 using cmb::test::CliResult;
+using cmb::test::results_doc;
 using nlohmann::json;
 
 fs::path scratch(const std::string& name) {
@@ -36,16 +38,6 @@ json run_record(const std::string& key) {
           {"status", "ok"},
           {"metrics", {{"error", {{"max_abs", 1e-9}}}}},
           {"files", {{"record", "runs/" + key + ".json"}, {"series", nullptr}}}};
-}
-
-json results_doc(const std::vector<json>& runs) {
-  return {{"schema", "cmbench.results/1"},
-          {"campaign", "t"},
-          {"campaign_file", {{"name", "t"}}},
-          {"shard", nullptr},
-          {"context",
-           {{"git_sha", "abc"}, {"build_type", "Release"}, {"compiler", "GNU"}, {"flags", "-O3"}}},
-          {"runs", runs}};
 }
 
 void write_text(const fs::path& file, const std::string& text) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "results_doc_support.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -20,6 +21,7 @@ using nlohmann::json;
 
 using cmb::test::cli;
 using cmb::test::CliResult;
+using cmb::test::results_doc;
 
 fs::path scratch(const std::string& name) {
   const fs::path dir = cmb::test::scratch_path("results_input_" + name);
@@ -34,17 +36,6 @@ json run_record(const std::string& key, const std::string& status = "ok") {
           {"metrics", {{"error", {{"max_abs", 1e-9}}}}},
           {"work", {{"rhs_calls", 40}}},
           {"timing", {{"min_s", 0.001}}}};
-}
-
-// A minimal valid results document (what a campaign writes, trimmed to what is read).
-json results_doc(const std::vector<json>& runs) {
-  return {{"schema", "cmbench.results/1"},
-          {"campaign", "t"},
-          {"campaign_file", {{"name", "t"}}},
-          {"shard", nullptr},
-          {"context",
-           {{"git_sha", "abc"}, {"build_type", "Release"}, {"compiler", "GNU"}, {"flags", "-O3"}}},
-          {"runs", runs}};
 }
 
 // Writes `doc` as dir/name/results.json; returns the directory.
