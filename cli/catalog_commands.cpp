@@ -7,11 +7,15 @@
 #include "catalog/catalog.hpp"
 #include "catalog/catalog_doc.hpp"
 #include "cli/command.hpp"
+#include "harness/run/run_settings.hpp"
 #include "steppers/steppers.hpp"
 
 namespace cmb::cli {
 
 namespace {
+
+// Not a problem id: ids have no '-'.
+constexpr const char* kRunSettingsTopic = "run-settings";
 
 std::string capability_text(const Capabilities& c) {
   std::vector<std::string> items;
@@ -118,6 +122,25 @@ void print_description(const std::string& id, const std::vector<std::string>& pa
   std::cout << out.str();
 }
 
+// The run settings (harness/run/run_settings.hpp): how `cmbench run`, Python and campaign files
+// spell each, what it expects and its default.
+void print_run_settings() {
+  std::ostringstream out;
+  out << "Run settings: --flag on the command line, name= in Python (cmbench.run), the campaign "
+         "key in a campaign file\n";
+  for (const auto& entry : run_settings_json()) {
+    out << "  " << entry["name"].get<std::string>() << "  (" << entry["flag"].get<std::string>()
+        << "; campaign: "
+        << (entry["campaign"].get<std::string>().empty() ? "-"
+                                                         : entry["campaign"].get<std::string>())
+        << ")\n      " << entry["help"].get<std::string>() << "; "
+        << entry["expected"].get<std::string>();
+    if (!entry["default"].is_null()) out << " (default " << entry["default"].dump() << ")";
+    out << "\n";
+  }
+  std::cout << out.str();
+}
+
 }  // namespace
 
 Command add_list_command(CLI::App& app) {
@@ -149,12 +172,19 @@ Command add_describe_command(CLI::App& app) {
   auto* describe = app.add_subcommand(
       "describe",
       "Describe a problem: data source, coordinates, constraint counts and rank, "
-      "tags, reference kind and provenance, default horizon");
-  describe->add_option("problem", o->id, "problem id (see `cmbench list problems`)")->required();
+      "tags, reference kind and provenance, default horizon; or, given run-settings, the "
+      "settings of a run");
+  describe
+      ->add_option("problem", o->id, "problem id (see `cmbench list problems`), or run-settings")
+      ->required();
   describe->add_option("--param", o->params, "problem parameter key=value (repeatable)");
   describe->add_flag("--json", o->as_json, "print the description as JSON");
   return {describe, [o] {
-            if (o->as_json)
+            if (o->id == kRunSettingsTopic && o->as_json)
+              std::cout << run_settings_json().dump(1) << "\n";
+            else if (o->id == kRunSettingsTopic)
+              print_run_settings();
+            else if (o->as_json)
               std::cout << problem_description(o->id, given_params(o->params)).dump(1) << "\n";
             else
               print_description(o->id, o->params);

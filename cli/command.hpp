@@ -6,7 +6,6 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -27,18 +26,10 @@ Command add_compare_command(CLI::App& app);
 // An integer option's lower bound, with a message that names the value (CLI11's own range check
 // prints the largest double instead).
 CLI::Validator integer_at_least(long minimum);
-// A floating-point option's text must be a whole finite number (CLI11 reads '' as 0, and the
-// message would then blame the value 0).
-CLI::Validator a_number();
 // An output option given as '' would otherwise be taken as "not given".
 void require_nonempty(const CLI::Option* option, const std::string& value);
 
 // "key=value" with a JSON value (a bare word is a string): the one parser of --param.
 std::pair<std::string, nlohmann::json> parse_assignment(const std::string& text);
-
-template <class T>
-void optional_from(const CLI::Option* option, double value, std::optional<T>& target) {
-  if (option->count()) target = value;
-}
 
 }  // namespace cmb::cli

@@ -1,4 +1,3 @@
-#include <cmath>
 #include <cstdlib>
 
 #include "cli/command.hpp"
@@ -23,19 +22,6 @@ CLI::Validator integer_at_least(long minimum) {
         return {};
       },
       "INTEGER >= " + std::to_string(minimum));
-}
-
-CLI::Validator a_number() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        char* end = nullptr;
-        const double value = std::strtod(text.c_str(), &end);
-        if (text.empty() || end != text.c_str() + text.size())
-          return "expects a number, got '" + text + "'";
-        if (!std::isfinite(value)) return "expects a finite number, got '" + text + "'";
-        return {};
-      },
-      "NUMBER");
 }
 
 void require_nonempty(const CLI::Option* option, const std::string& value) {

@@ -18,6 +18,7 @@
 #include "harness/run/context.hpp"
 #include "harness/run/run.hpp"
 #include "harness/run/run_request.hpp"
+#include "harness/run/run_settings.hpp"
 #include "harness/run/self_converged.hpp"
 #include "records/output.hpp"
 
@@ -172,19 +173,16 @@ int run_with(RunConfig config, const std::vector<std::string>& params, const std
   return result.status == RunStatus::ok ? 0 : 1;
 }
 
-// The parsed options as a run configuration (an option counts only when given).
-// What `cmbench run` parses; the CLI::Option pointers tell which options were given.
+// What `cmbench run` parses: the run settings as text, one per row of the settings table
+// (harness/run/run_settings.hpp), which reads them as the other callers' settings are read.
 struct RunOptions {
   RunConfig config;
   std::string integrator;
   std::vector<std::string> params;
   std::string out_path, series_path;
-  double dt = 0, tol = 0, abs_tol = 0, rel_tol = 0, max_dt = 0, t_end = 0, sample_dt = 0;
-  double time_limit = 0;
-  long max_steps = LoopLimits{}.max_steps;
-  long max_rhs_calls = 0;
-  CLI::Option *dt_opt, *tol_opt, *abs_opt, *rel_opt, *max_dt_opt, *t_end_opt, *sample_opt,
-      *time_limit_opt, *out_opt, *series_opt;
+  std::vector<std::string> setting_texts = std::vector<std::string>(run_settings().size());
+  std::vector<CLI::Option*> setting_opts;
+  CLI::Option *out_opt, *series_opt;
 };
 
 // The method and stepper, or the DAE integrator (which steps itself: stepper "dae").
@@ -206,81 +204,30 @@ void choose_solver(const RunOptions& o, RunConfig& config) {
 RunConfig settings_of(const RunOptions& o) {
   RunConfig config = o.config;
   choose_solver(o, config);
-  std::optional<double> tol;
-  optional_from(o.tol_opt, o.tol, tol);
-  optional_from(o.dt_opt, o.dt, config.dt);
-  optional_from(o.abs_opt, o.abs_tol, config.abs_tol);
-  optional_from(o.rel_opt, o.rel_tol, config.rel_tol);
-  if (tol) config.abs_tol = config.rel_tol = tol;
-  optional_from(o.max_dt_opt, o.max_dt, config.max_dt);
-  optional_from(o.t_end_opt, o.t_end, config.t_end);
-  optional_from(o.sample_opt, o.sample_dt, config.sample_dt);
-  if (o.time_limit_opt->count()) {
-    if (!(o.time_limit > 0)) throw InputError("--time-limit must be > 0 seconds");
-    config.limits.wall_time_limit = o.time_limit;
-  }
-  config.limits.max_steps = o.max_steps;
-  config.limits.max_rhs_calls = o.max_rhs_calls;
+  nlohmann::json given = nlohmann::json::object();
+  for (std::size_t i = 0; i < run_settings().size(); ++i)
+    if (o.setting_opts[i]->count())
+      given[run_settings()[i].name] = value_from_text(run_settings()[i], o.setting_texts[i]);
+  apply_run_settings(config, given, SettingSurface::command_line);
   require_nonempty(o.out_opt, o.out_path);
   require_nonempty(o.series_opt, o.series_path);
   return config;
 }
 
-// The step-size, tolerance, horizon and sampling options.
-void add_step_options(CLI::App* run, RunOptions& o) {
-  o.dt_opt = run->add_option("--dt", o.dt, "fixed step size, or first trial step (adaptive) [s]");
-  o.tol_opt = run->add_option("--tol", o.tol, "adaptive: absolute and relative tolerance");
-  o.abs_opt = run->add_option("--abs-tol", o.abs_tol, "adaptive: absolute tolerance");
-  o.rel_opt = run->add_option("--rel-tol", o.rel_tol, "adaptive: relative tolerance");
-  o.max_dt_opt = run->add_option("--max-dt", o.max_dt, "adaptive: largest step [s]");
-  o.t_end_opt = run->add_option("--t-end", o.t_end, "horizon [s] (default: the problem's)");
-  o.sample_opt =
-      run->add_option("--sample-dt", o.sample_dt, "sampling interval [s] (default: t_end/100)");
-  o.tol_opt->excludes(o.abs_opt)->excludes(o.rel_opt);
-}
-
-// Timed repetitions and the limits that stop a run with a status.
-void add_limit_options(CLI::App* run, RunOptions& o) {
-  run->add_option("--repeat", o.config.repeat,
-                  "timed repetitions without metrics: at least this many (default 3; 0: none), "
-                  "more until --timing-min seconds")
-      ->check(integer_at_least(0));
-  run->add_option("--timing-min", o.config.timing_min_s,
-                  "repeat until the repetitions took this long together [s] (default 0.2)")
-      ->check(a_number());
-  run->add_option("--timing-max", o.config.timing_max_s,
-                  "start no repetition past this total [s] (default 20)")
-      ->check(a_number());
-  run->add_option("--max-steps", o.max_steps, "stop with status step_limit after this many steps")
-      ->check(integer_at_least(1));
-  run->add_option("--max-rhs-calls", o.max_rhs_calls,
-                  "stop with status step_limit after this many RHS calls (a work budget)")
-      ->check(integer_at_least(1));
-  o.time_limit_opt = run->add_option("--time-limit", o.time_limit,
-                                     "stop with status time_limit after this many seconds");
-}
-
-// The reference the errors are measured against, and the initial state.
-void add_reference_and_start_options(CLI::App* run, RunConfig& config) {
-  run->add_option("--reference", config.reference,
-                  "problem (the problem's own reference) or self_converged (two independent "
-                  "tight runs, cached)")
-      ->check(CLI::IsMember({"problem", "self_converged"}));
-  run->add_option("--reference-cache", config.reference_cache,
-                  "directory of cached self-converged references (default results/references)");
-  run->add_option("--initial-assembly", config.initial.assembly,
-                  "reject (default: an inconsistent initial state is an error) or project "
-                  "(Newton onto the constraints first)")
-      ->check(CLI::IsMember({"reject", "project"}));
-  run->add_option("--initial-tol", config.initial.tolerance,
-                  "largest max |Phi| and max |J v - nu| accepted as consistent (default 1e-10)")
-      ->check(a_number());
-  run->add_option("--perturb-position", config.initial.perturb_position,
-                  "start with every holonomic row violated by this amount (Phi_i(0))")
-      ->check(a_number());
-  run->add_option("--perturb-velocity", config.initial.perturb_velocity,
-                  "start with every holonomic row's rate Phi_i'(0) equal to this")
-      ->check(a_number());
+// One option per run setting, its help with what it expects and its default.
+void add_setting_options(CLI::App* run, RunOptions& o) {
+  const nlohmann::json defaults = run_settings_json();
+  for (std::size_t i = 0; i < run_settings().size(); ++i) {
+    const RunSetting& setting = run_settings()[i];
+    const nlohmann::json& fallback = defaults[i]["default"];
+    std::string help = setting.help + "; " + expected_value(setting);
+    if (!fallback.is_null())
+      help += " (default " +
+              (fallback.is_string() ? fallback.get<std::string>() : fallback.dump()) + ")";
+    static const char* kTypeNames[] = {"NUMBER", "INTEGER", "CHOICE", "PATH"};
+    o.setting_opts.push_back(run->add_option(setting.flag, o.setting_texts[i], help)
+                                 ->type_name(kTypeNames[static_cast<int>(setting.type)]));
+  }
 }
 
 }  // namespace
@@ -300,15 +247,10 @@ Command add_run_command(CLI::App& app) {
   run->add_option("--param", o->params,
                   "parameter key=value; keys: problem.KEY, method.KEY, or an unprefixed key "
                   "that only one of them declares (repeatable)");
-  add_step_options(run, *o);
-  add_limit_options(run, *o);
-  add_reference_and_start_options(run, config);
+  add_setting_options(run, *o);
   o->out_opt = run->add_option("--out", o->out_path, "write the JSON record here (atomically)");
   o->series_opt =
       run->add_option("--series", o->series_path, "write the sampled time series as CSV here");
-  for (CLI::Option* option : {o->dt_opt, o->tol_opt, o->abs_opt, o->rel_opt, o->max_dt_opt,
-                              o->t_end_opt, o->sample_opt, o->time_limit_opt})
-    option->check(a_number());
   return {run, [o] { return run_with(settings_of(*o), o->params, o->out_path, o->series_path); }};
 }
 

@@ -73,7 +73,7 @@ TEST(Campaign, BadFilesAreRejectedWithTheJsonPathAndNothingIsWritten) {
         {"problems", {{{"id", "simple_pendulum"}}}},
         {"methods", {{{"id", "index1"}}}},
         {"steppers", {{{"id", "rk4"}, {"dt", {0.01, -1}}}}}},
-       "/steppers/0/dt/1: expected a number > 0"},
+       "/steppers/0/dt/1: expected a finite number > 0, got -1"},
       {{{"name", "x"}, {"problemz", json::array()}}, "/problemz: unknown key"},
       {{{"name", "x"},
         {"problems", {{{"id", "simple_pendulum"}, {"perturbations", {{{"position", "big"}}}}}}},
@@ -85,7 +85,7 @@ TEST(Campaign, BadFilesAreRejectedWithTheJsonPathAndNothingIsWritten) {
         {"problems", {{{"id", "simple_pendulum"}}}},
         {"methods", {{{"id", "index1"}}}},
         {"steppers", {{{"id", "rk4"}, {"dt", 0.01}}}}},
-       "/initial_assembly: initial_assembly must be 'reject' or 'project'"},
+       "/initial_assembly: expected one of reject, project, got \"fix\""},
   };
   for (const auto& [campaign, expected] : cases) {
     const fs::path file = write_campaign(dir, campaign);

@@ -63,7 +63,7 @@ TEST(Cli, MissingOrInconsistentValuesAreInputErrors) {
   expect_input_error("run --problem simple_pendulum --method index1 --stepper rk4 --dt abc",
                      {"dt"});
   expect_input_error("run --problem simple_pendulum --method index1 --stepper rk4 --dt -1",
-                     {"dt must be a finite number > 0"});
+                     {"--dt -1: expected a finite number > 0"});
   expect_input_error("run --problem simple_pendulum --method index1 --stepper rk4 --dt 0.003",
                      {"not a whole number of fixed steps"});
   expect_input_error("run --method index1 --stepper rk4 --dt 0.01", {"--problem"});

@@ -10,6 +10,7 @@
 #include "catalog/catalog.hpp"
 #include "core/errors.hpp"
 #include "harness/run/initial_state.hpp"
+#include "harness/run/run_settings.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {
@@ -171,15 +172,16 @@ TEST(InitialState, UnreachablePerturbationIsInvalidInput) {
 }
 
 TEST(InitialState, BadOptionsAreInputErrors) {
-  InitialStateOptions bad_mode;
-  bad_mode.assembly = "fix";
-  EXPECT_THROW(validate(bad_mode), InputError);
-  InitialStateOptions bad_tol;
-  bad_tol.tolerance = -1.0;
-  EXPECT_THROW(validate(bad_tol), InputError);
-  InitialStateOptions bad_perturbation;
-  bad_perturbation.perturb_velocity = std::nan("");
-  EXPECT_THROW(validate(bad_perturbation), InputError);
+  RunConfig bad_mode;
+  bad_mode.initial.assembly = "fix";
+  EXPECT_THROW(check_run_settings(bad_mode), InputError);
+  RunConfig bad_tol;
+  bad_tol.initial.tolerance = -1.0;
+  EXPECT_THROW(check_run_settings(bad_tol), InputError);
+  RunConfig bad_perturbation;
+  bad_perturbation.initial.perturb_velocity = std::nan("");
+  EXPECT_THROW(check_run_settings(bad_perturbation), InputError);
+  EXPECT_NO_THROW(check_run_settings(RunConfig{}));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "catalog/catalog.hpp"
 #include "catalog/stepping.hpp"
 #include "core/json_input.hpp"
+#include "harness/run/run_settings.hpp"
 
 namespace cmb::campaign_file {
 
@@ -39,27 +40,22 @@ std::string string_at(const json& object, const std::string& key, const std::str
   return value.get<std::string>();
 }
 
-double nonnegative_at(const json& value, const std::string& path) {
-  if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
-    fail_at(path, "expected a finite number >= 0, got " + excerpt(value));
-  return value.get<double>();
+json setting_at(const std::string& name, const json& value, const std::string& path) {
+  const RunSetting* setting = find_run_setting(name);
+  const std::string problem = value_problem(*setting, value);
+  if (!problem.empty()) fail_at(path, problem + ", got " + excerpt(value));
+  return value;
 }
 
-double positive_at(const json& value, const std::string& path) {
-  if (!value.is_number() || !(value.get<double>() > 0.0))
-    fail_at(path, "expected a number > 0, got " + excerpt(value));
-  return value.get<double>();
-}
-
-// A number or a non-empty array of numbers (a sweep).
-std::vector<double> sweep_at(const json& value, const std::string& path) {
+// A value of the run setting `name` or a non-empty array of them (a sweep).
+std::vector<double> sweep_at(const std::string& name, const json& value, const std::string& path) {
   std::vector<double> out;
   if (value.is_array()) {
     if (value.empty()) fail_at(path, "empty sweep");
     for (std::size_t i = 0; i < value.size(); ++i)
-      out.push_back(positive_at(value[i], path + "/" + std::to_string(i)));
+      out.push_back(setting_at(name, value[i], path + "/" + std::to_string(i)).get<double>());
   } else {
-    out.push_back(positive_at(value, path));
+    out.push_back(setting_at(name, value, path).get<double>());
   }
   return out;
 }
@@ -71,19 +67,6 @@ json params_at(const json& object, const std::string& path) {
   return object["params"];
 }
 
-// Bounds on counts, checked as doubles so that no value overflows before its message: 10^12
-// steps or RHS calls is days of work even for the smallest problem.
-constexpr long kMaxCount = 1000000000000L;
-
-long integer_at(const json& doc, const std::string& key, long min, long max) {
-  const json& value = doc[key];
-  const double d = value.is_number() ? value.get<double>() : 0.0;
-  if (!value.is_number_integer() || d < static_cast<double>(min) || d > static_cast<double>(max))
-    fail_at("/" + key, "expected an integer from " + std::to_string(min) + " to " +
-                           std::to_string(max) + ", got " + excerpt(value));
-  return value.get<long>();
-}
-
 void check_text(const json& object, const char* key, const std::string& path) {
   if (object.contains(key) && !object[key].is_string())
     fail_at(path + "/" + key, "expected a string, got " + excerpt(object[key]));
@@ -91,29 +74,10 @@ void check_text(const json& object, const char* key, const std::string& path) {
 
 RunConfig parse_run_template(const json& doc) {
   RunConfig base;
-  if (doc.contains("repeat"))
-    base.repeat = static_cast<int>(integer_at(doc, "repeat", 0, kMaxRepeat));
-  if (doc.contains("timing_min_s"))
-    base.timing_min_s = nonnegative_at(doc["timing_min_s"], "/timing_min_s");
-  if (doc.contains("timing_max_s"))
-    base.timing_max_s = nonnegative_at(doc["timing_max_s"], "/timing_max_s");
-  if (doc.contains("sample_dt")) base.sample_dt = positive_at(doc["sample_dt"], "/sample_dt");
-  if (doc.contains("time_limit"))
-    base.limits.wall_time_limit = positive_at(doc["time_limit"], "/time_limit");
-  if (doc.contains("max_steps")) base.limits.max_steps = integer_at(doc, "max_steps", 1, kMaxCount);
-  if (doc.contains("max_rhs_calls"))
-    base.limits.max_rhs_calls = integer_at(doc, "max_rhs_calls", 1, kMaxCount);
-  if (doc.contains("initial_assembly"))
-    base.initial.assembly = string_at(doc, "initial_assembly", "");
-  if (doc.contains("initial_tol"))
-    base.initial.tolerance = positive_at(doc["initial_tol"], "/initial_tol");
-  at_path("/initial_assembly", [&] { validate(base.initial); });
-  if (doc.contains("reference")) {
-    base.reference = string_at(doc, "reference", "");
-    if (base.reference != "problem" && base.reference != "self_converged")
-      fail_at("/reference",
-              "expected \"problem\" or \"self_converged\", got " + excerpt(doc["reference"]));
-  }
+  base.surface = SettingSurface::campaign;
+  for (const auto& setting : run_settings())
+    if (set_at_top_level(setting) && doc.contains(setting.name))
+      setting.assign(base, setting_at(setting.name, doc[setting.name], "/" + setting.name));
   return base;
 }
 
@@ -126,9 +90,7 @@ std::vector<Perturbation> parse_perturbations(const json& list, const std::strin
     Perturbation perturbation;
     for (const char* axis : {"position", "velocity"}) {
       if (!list[k].contains(axis)) continue;
-      const json& value = list[k][axis];
-      if (!value.is_number() || !std::isfinite(value.get<double>()))
-        fail_at(kp + "/" + axis, "expected a finite number, got " + excerpt(value));
+      const json value = setting_at(std::string("perturb_") + axis, list[k][axis], kp + "/" + axis);
       (axis[0] == 'p' ? perturbation.position : perturbation.velocity) = value.get<double>();
     }
     out.push_back(perturbation);
@@ -147,9 +109,10 @@ std::vector<CampaignProblem> parse_problems(const json& doc) {
     CampaignProblem entry;
     entry.id = string_at(list[i], "id", p);
     entry.params = params_at(list[i], p);
-    if (list[i].contains("t_end")) entry.t_end = positive_at(list[i]["t_end"], p + "/t_end");
+    if (list[i].contains("t_end"))
+      entry.t_end = setting_at("t_end", list[i]["t_end"], p + "/t_end");
     if (list[i].contains("sample_dt"))
-      entry.sample_dt = positive_at(list[i]["sample_dt"], p + "/sample_dt");
+      entry.sample_dt = setting_at("sample_dt", list[i]["sample_dt"], p + "/sample_dt");
     if (list[i].contains("perturbations"))
       entry.perturbations = parse_perturbations(list[i]["perturbations"], p + "/perturbations");
     at_path(p, [&] { make_problem(entry.id, entry.params); });
@@ -183,10 +146,10 @@ void read_sweep(const json& s, const std::string& p, const std::string& what,
   if (!s.contains(needed))
     fail_at(p, what + " is " + kind + ": give '" + needed + "' (a number or an array of numbers)");
   if (s.contains(wrong)) fail_at(p + "/" + wrong, "does not apply to " + kind + " " + what);
-  entry.values = sweep_at(s[needed], p + "/" + needed);
+  entry.values = sweep_at(needed, s[needed], p + "/" + needed);
   if (s.contains("max_dt")) {
     if (entry.fixed) fail_at(p + "/max_dt", "does not apply to a fixed-step " + what);
-    entry.max_dt = positive_at(s["max_dt"], p + "/max_dt");
+    entry.max_dt = setting_at("max_dt", s["max_dt"], p + "/max_dt");
   }
 }
 
@@ -232,7 +195,8 @@ std::vector<CampaignIntegrator> parse_integrators(const json& doc) {
     entry.stepper.id = kDaeStepper;
     read_sweep(list[i], p, "integrator '" + entry.method.id + "'", entry.stepper);
     if (list[i].contains("max_rhs_calls"))
-      entry.stepper.max_rhs_calls = integer_at(list[i], "max_rhs_calls", 1, kMaxCount);
+      entry.stepper.max_rhs_calls =
+          setting_at("max_rhs_calls", list[i]["max_rhs_calls"], p + "/max_rhs_calls");
     integrators.push_back(entry);
   }
   return integrators;

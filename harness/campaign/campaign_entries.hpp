@@ -19,6 +19,10 @@ void check_keys(const nlohmann::json& object, const std::string& path,
                 const std::set<std::string>& valid, const std::set<std::string>& required);
 std::string string_at(const nlohmann::json& object, const std::string& key,
                       const std::string& path);
+// The value of the run setting `name` (harness/run/run_settings.hpp) at `path`, checked against
+// the settings table.
+nlohmann::json setting_at(const std::string& name, const nlohmann::json& value,
+                          const std::string& path);
 // `label` and `description` are free text for reports, but text: anything else is a mistake.
 void check_text(const nlohmann::json& object, const char* key, const std::string& path);
 

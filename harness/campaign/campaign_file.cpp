@@ -12,6 +12,7 @@
 #include "core/json_input.hpp"
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/campaign_entries.hpp"
+#include "harness/run/run_settings.hpp"
 #include "records/results_file.hpp"
 
 namespace cmb {
@@ -171,21 +172,17 @@ Campaign campaign_from_document(nlohmann::json doc_in) {
   Campaign campaign;
   campaign.source = std::move(doc_in);
   const json& doc = campaign.source;
-  check_keys(
-      doc, "",
-      {"name", "description", "repeat", "timing_min_s", "timing_max_s", "sample_dt", "time_limit",
-       "max_steps", "max_rhs_calls", "initial_assembly", "initial_tol", "reference",
-       "reference_cache", "problems", "methods", "steppers", "integrators", "exclude"},
-      {"name", "problems"});
+  std::set<std::string> keys = {"name",     "description", "problems", "methods",
+                                "steppers", "integrators", "exclude"};
+  for (const auto& setting : run_settings())
+    if (set_at_top_level(setting)) keys.insert(setting.name);
+  check_keys(doc, "", keys, {"name", "problems"});
   campaign.name = string_at(doc, "name", "");
   if (!std::regex_match(campaign.name, std::regex("[A-Za-z0-9_-]+")))
     fail_at("/name", "use letters, digits, '_' and '-' only, got " + excerpt(json(campaign.name)));
   check_text(doc, "description", "");
-  if (doc.contains("reference_cache")) {
-    campaign.reference_cache = string_at(doc, "reference_cache", "");
-    if (campaign.reference_cache.empty()) fail_at("/reference_cache", "expected a directory path");
-  }
   const RunConfig base = parse_run_template(doc);
+  if (doc.contains("reference_cache")) campaign.reference_cache = base.reference_cache;
   const auto problems = parse_problems(doc);
   const auto methods = parse_methods(doc);
   const auto steppers = parse_steppers(doc);

@@ -22,19 +22,6 @@ std::string describe(double value) {
 
 }  // namespace
 
-void validate(const InitialStateOptions& o) {
-  if (o.assembly != "reject" && o.assembly != "project")
-    throw InputError("initial_assembly must be 'reject' or 'project', got '" + o.assembly + "'");
-  if (!(std::isfinite(o.tolerance) && o.tolerance > 0.0))
-    throw InputError("initial_tol must be a finite number > 0, got " + describe(o.tolerance));
-  if (!std::isfinite(o.perturb_position))
-    throw InputError("perturbation position must be a finite number, got " +
-                     describe(o.perturb_position));
-  if (!std::isfinite(o.perturb_velocity))
-    throw InputError("perturbation velocity must be a finite number, got " +
-                     describe(o.perturb_velocity));
-}
-
 nlohmann::json make_initial_state(const Problem& problem, const InitialStateOptions& o, VecRef q,
                                   VecRef v) {
   problem.initial_state(q, v);

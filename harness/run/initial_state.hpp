@@ -23,9 +23,6 @@ struct InitialStateOptions {
   bool perturbed() const { return perturb_position != 0.0 || perturb_velocity != 0.0; }
 };
 
-// Throws InputError for option values that are not valid (names the option and what is valid).
-void validate(const InitialStateOptions& options);
-
 // Fills q, v and returns the record's "initial" block. Throws NumericalFailure with status
 // invalid_input when the state is rejected or cannot be assembled or perturbed.
 nlohmann::json make_initial_state(const Problem& problem, const InitialStateOptions& options,

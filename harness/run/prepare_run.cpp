@@ -8,18 +8,11 @@
 #include "catalog/catalog.hpp"
 #include "catalog/stepping.hpp"
 #include "harness/run/run.hpp"
+#include "harness/run/run_settings.hpp"
 
 namespace cmb {
 
 namespace {
-
-void require_positive(const char* option, const std::optional<double>& value) {
-  if (value && !(std::isfinite(*value) && *value > 0.0)) {
-    std::ostringstream msg;
-    msg << option << " must be a finite number > 0, got " << *value;
-    throw InputError(msg.str());
-  }
-}
 
 // The shortest of 6..17 significant digits that reads back as the same double: 6 keeps the
 // familiar keys (dt=0.001, tol=1e-08), more digits keep 1e-6 and 1.000001e-6 apart.
@@ -66,17 +59,18 @@ StepperSettings stepper_settings(const RunConfig& c, const StepperSpec& stepper)
   StepperSettings s;
   const std::string name =
       stepper.id == kDaeStepper ? "integrator '" + c.method + "'" : "stepper '" + stepper.id + "'";
+  const std::string dt = spelled("dt", c.surface);
   if (stepper.kind == StepperKind::fixed) {
-    if (!c.dt) throw InputError(name + " is fixed-step: give --dt (step size > 0)");
+    if (!c.dt) throw InputError(name + " is fixed-step: give " + dt + " (step size > 0)");
     if (c.abs_tol || c.rel_tol || c.max_dt)
-      throw InputError(name +
-                       " is fixed-step: tolerances and max_dt do not apply (give --dt only)");
+      throw InputError(name + " is fixed-step: tolerances and " + spelled("max_dt", c.surface) +
+                       " do not apply (give " + dt + " only)");
     s.dt = *c.dt;
     return s;
   }
   if (!c.abs_tol && !c.rel_tol)
-    throw InputError(name +
-                     " is adaptive: give --tol (or --abs-tol and --rel-tol), e.g. --tol 1e-8");
+    throw InputError(name + " is adaptive: give " + spelled("tol", c.surface) + " (or " +
+                     spelled("abs_tol", c.surface) + " and " + spelled("rel_tol", c.surface) + ")");
   s.rel_tol = c.rel_tol ? *c.rel_tol : *c.abs_tol;
   s.abs_tol = c.abs_tol ? *c.abs_tol : *c.rel_tol;
   if (c.dt) s.dt = *c.dt;
@@ -151,8 +145,9 @@ void make_method_and_stepper(const RunConfig& c, PreparedRun& run) {
     return;
   }
   if (is_integrator(c.method))
-    throw InputError("'" + c.method + "' is a DAE integrator: it steps itself (--integrator " +
-                     c.method + ", or stepper \"dae\"), not with stepper '" + c.stepper + "'");
+    throw InputError("'" + c.method + "' is a DAE integrator: it steps itself (" +
+                     spelled_with("integrator", c.method, c.surface) + "), not with stepper '" +
+                     c.stepper + "'");
   run.method = make_method(c.method, c.method_params);
   run.stepper = &find_stepper(c.stepper);
 }
@@ -169,16 +164,7 @@ PreparedRun prepare_run(const RunConfig& given) {
   run.config.method_params = canonical_param_names(
       "method '" + given.method + "'", given.method_params, method_params_of(given.method));
   const RunConfig& config = run.config;
-  require_positive("dt", config.dt);
-  require_positive("abs_tol", config.abs_tol);
-  require_positive("rel_tol", config.rel_tol);
-  require_positive("max_dt", config.max_dt);
-  require_positive("t_end", config.t_end);
-  require_positive("sample_dt", config.sample_dt);
-  if (config.reference != "problem" && config.reference != "self_converged")
-    throw InputError("reference must be 'problem' or 'self_converged', got '" + config.reference +
-                     "'");
-  validate(config.initial);
+  check_run_settings(config);
   // Two different horizons (a run setting and the problem's t_end parameter) are a conflict.
   const auto t_end_param = config.problem_params.find("t_end");
   if (config.t_end && t_end_param != config.problem_params.end() &&
@@ -189,14 +175,6 @@ PreparedRun prepare_run(const RunConfig& given) {
   if (config.initial.perturb_position != 0.0 && run.problem->sizes().mh == 0)
     throw InputError("a position perturbation needs holonomic constraint rows, and problem '" +
                      config.problem + "' has none (perturb the velocity instead)");
-  for (const auto& [name, value] :
-       {std::pair{"timing_min_s", config.timing_min_s}, {"timing_max_s", config.timing_max_s}})
-    if (!(std::isfinite(value) && value >= 0.0))
-      throw InputError(std::string(name) + " must be a finite number >= 0 seconds, got " +
-                       format_number(value));
-  if (config.repeat < 0 || config.repeat > kMaxRepeat)
-    throw InputError("repeat must be from 0 to " + std::to_string(kMaxRepeat) + ", got " +
-                     std::to_string(config.repeat));
   run.settings = stepper_settings(config, *run.stepper);
   run.t_end = config.t_end ? *config.t_end : run.problem->t_end();
   const double sample_dt = config.sample_dt ? *config.sample_dt : run.t_end / 100;

@@ -23,6 +23,11 @@ namespace cmb {
 constexpr int kMaxRepeat = 1000;
 constexpr long kMaxSamples = 1000000;
 
+// Who wrote a run's settings, which decides how a message spells a setting: `--max-steps` on
+// the command line, `max_steps=` for Python keywords and JSON run requests, `max_steps` in a
+// campaign file (whose messages add the JSON path). harness/run/run_settings.hpp has the table.
+enum class SettingSurface { command_line, keywords, campaign };
+
 struct RunConfig {
   std::string problem;
   nlohmann::json problem_params = nlohmann::json::object();
@@ -48,6 +53,7 @@ struct RunConfig {
   std::string reference = "problem";
   std::string reference_cache = "results/references";
   bool compute_reference = true;  // off for the reference computations themselves
+  SettingSurface surface = SettingSurface::command_line;  // for messages only
 };
 
 // A reference given as output values on a grid of times (the self-converged reference of

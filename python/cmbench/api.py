@@ -21,8 +21,9 @@ import io
 import json
 import math
 import os
+import textwrap
 
-from . import files
+from . import files, settings
 
 __all__ = ["list_catalog", "describe", "run", "campaign", "load", "version", "InputError"]
 
@@ -98,10 +99,10 @@ def run(problem, method=None, stepper=None, *, integrator=None, dt=None, tol=Non
     odeint stepper, or integrator= a DAE integrator (which steps itself).
 
     params: {key: value} with keys as --param takes them (problem.KEY, method.KEY, or a key only
-    one of them declares). repeat: timed repetitions after the instrumented run (default 0 here:
-    timing is the command line's and the campaigns' business; give 3 to time like them). Further
-    keyword settings: max_steps, max_rhs_calls, time_limit (checked between steps), reference,
-    reference_cache, initial_assembly, initial_tol, perturb_position, perturb_velocity."""
+    one of them declares). repeat defaults to 0 here (timing is the command line's and the
+    campaigns' business; give 3 to time like them). A bad value raises InputError naming it as
+    written here (max_steps=0: ...).
+    """
     request = {"problem": problem, "method": method, "stepper": stepper, "integrator": integrator,
                "dt": dt, "tol": tol,
                "abs_tol": abs_tol, "rel_tol": rel_tol, "max_dt": max_dt, "t_end": t_end,
@@ -112,6 +113,9 @@ def run(problem, method=None, stepper=None, *, integrator=None, dt=None, tol=Non
     if series:
         record["series"] = _series_from_csv(series_text)
     return record
+
+
+run.__doc__ += "\n" + textwrap.indent(settings.keyword_help(), "    ") + "\n"
 
 
 def campaign(file_or_dict, *, jobs=None, out=None, filter=None, resume=False, force=False,

@@ -7,6 +7,7 @@ whatever the working directory, except where an option names a path):
     numbers          the numbers quoted in README.md and docs/*.md, checked or rewritten
     drift_table      the drift table of docs/methods.md (run_table: what such tables share)
     singular_table   the singular-configuration table of docs/methods.md
+    settings_table   the run-settings table of docs/campaigns.md, from cmbench.settings
     capability_table the declared-capability table of docs/methods.md, from the catalog
     bad_input_table  docs/bad_input.md from tests/bad_inputs.json
     check_sources    no citation of a document outside the repository (docs/sources.md)
