@@ -125,7 +125,7 @@ def refused_by_table(message, prefix):
     return message.startswith(prefix) and "expected" in message
 
 
-@hypothesis_settings(max_examples=120, deadline=None,
+@hypothesis_settings(max_examples=120, derandomize=True, deadline=None, database=None,
                      suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(index=st.integers(0, len(TABLE) - 1), value=VALUES)
 def test_every_caller_refuses_the_same_values(tmp_path, monkeypatch, index, value):
