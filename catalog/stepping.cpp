@@ -4,19 +4,8 @@
 #include <stdexcept>
 
 #include "catalog/catalog.hpp"
-#include "core/integrator.hpp"
 
 namespace cmb {
-
-namespace {
-
-LoopOutcome run_dae(Method& method, const StepperSettings& settings, Vec& x,
-                    const std::vector<double>& sample_times, const SampleObserver& observer,
-                    const LoopLimits& limits) {
-  return dynamic_cast<Integrator&>(method).integrate(settings, x, sample_times, observer, limits);
-}
-
-}  // namespace
 
 const StepperSpec& integrator_stepper(const std::string& integrator_id) {
   // Built once, after every integrator is in the catalog (programs add theirs first).
@@ -24,7 +13,7 @@ const StepperSpec& integrator_stepper(const std::string& integrator_id) {
     std::map<std::string, StepperSpec> specs;
     for (const auto& entry : integrator_registry())
       specs[entry.id] = {kDaeStepper, entry.kind, entry.order,
-                         "the own time stepping of the DAE integrator " + entry.id, run_dae};
+                         "the own time stepping of the DAE integrator " + entry.id, nullptr};
     return specs;
   }();
   const auto it = table.find(integrator_id);
@@ -32,10 +21,6 @@ const StepperSpec& integrator_stepper(const std::string& integrator_id) {
   find_integrator(integrator_id);  // an InputError listing the valid ids when it is unknown
   throw std::logic_error("integrator '" + integrator_id +
                          "' was added after the first run was prepared");
-}
-
-const StepperSpec& stepper_of_run(const std::string& stepper, const std::string& method) {
-  return stepper == kDaeStepper ? integrator_stepper(method) : find_stepper(stepper);
 }
 
 }  // namespace cmb

@@ -7,7 +7,7 @@
 #include <limits>
 #include <sstream>
 
-#include "catalog/stepping.hpp"
+#include "harness/run/run.hpp"
 #include "steppers/steppers.hpp"
 
 namespace cmb::cli {
@@ -38,13 +38,13 @@ void EtaEstimate::start(const std::vector<const CampaignRun*>& pending, int jobs
 
 std::string EtaEstimate::kind_of(const CampaignRun& run) {
   const RunConfig& c = run.config;
-  return c.problem + c.problem_params.dump() + "/" + c.method + c.method_params.dump() + "/" +
-         c.stepper;
+  return c.problem + c.problem_params.dump() + "/" + c.formulation_id() + c.method_params.dump() +
+         "/" + c.stepper_id();
 }
 
 double EtaEstimate::work_scale(const CampaignRun& run) {
   const RunConfig& c = run.config;
-  const StepperSpec& stepper = stepper_of_run(c.stepper, c.method);
+  const StepperSpec& stepper = stepper_of(c);
   if (stepper.kind == StepperKind::fixed) return c.dt ? 1.0 / *c.dt : 1.0;
   const int order = std::max(1, stepper.order);
   const double tol = c.rel_tol ? *c.rel_tol : (c.abs_tol ? *c.abs_tol : 1.0);

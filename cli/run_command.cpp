@@ -13,7 +13,6 @@
 #include <thread>
 
 #include "catalog/catalog.hpp"
-#include "catalog/stepping.hpp"
 #include "cli/command.hpp"
 #include "harness/run/context.hpp"
 #include "harness/run/run.hpp"
@@ -136,7 +135,7 @@ class Watchdog {
 int run_with(RunConfig config, const std::vector<std::string>& params, const std::string& out_path,
              const std::string& series_path) {
   find_problem(config.problem);
-  method_params_of(config.method);  // an unknown id fails before the parameters do
+  method_params_of(config.formulation_id());  // an unknown id fails before the parameters do
   for (const auto& p : params) apply_param(config, p);
   PreparedRun run = prepare_run(config);
   check_outputs(out_path, series_path);
@@ -191,8 +190,7 @@ void choose_solver(const RunOptions& o, RunConfig& config) {
     if (!config.method.empty() || !config.stepper.empty())
       throw InputError("--integrator " + o.integrator +
                        " steps itself: give it instead of --method and --stepper, not with them");
-    config.method = o.integrator;
-    config.stepper = kDaeStepper;
+    config.integrator = o.integrator;
     return;
   }
   if (config.method.empty() || config.stepper.empty())

@@ -1,27 +1,27 @@
 // A DAE integrator: a time-stepping scheme for the constrained equations themselves (BDF on the
 // stabilized index-2 system, generalized-α or the augmented Lagrangian on the index-3 one), as
-// multibody codes integrate them, instead of an ODE formulation handed to an odeint stepper. It
-// owns its stepping; the harness runs it with the stepper "dae" (docs/extending.md), so its runs
-// are records like any other.
+// multibody codes integrate them, instead of an ODE formulation handed to an ODE stepper. A
+// sibling of Method under Formulation: it owns its stepping, and a run of it is an integrator
+// without a stepper (docs/extending.md), recorded like any other run (its stepper block says
+// "dae": the integrator's own stepping).
 //
-// As a Method, its state x holds q, v and whatever else the scheme carries (accelerations,
-// multipliers): pack builds a consistent x from (q, v) — the multipliers and accelerations of
-// the KKT solve at that state —, unpack reads q and v, and rhs only makes multipliers() and
-// accelerations() those held in x (what the sample recorder reads; it never advances anything
-// and writes zeros to dxdt).
+// Its state x holds q, v and whatever else the scheme carries (accelerations, multipliers): pack
+// builds a consistent x from (q, v) — the multipliers and accelerations of the KKT solve at that
+// state —, unpack reads q and v, and evaluate_at makes multipliers() and accelerations() those
+// held in x (what the sample recorder reads).
 #pragma once
 
 #include <functional>
 #include <vector>
 
+#include "core/formulation.hpp"
 #include "core/integration.hpp"
-#include "core/method.hpp"
 
 namespace cmb {
 
-class Integrator : public Method {
+class Integrator : public Formulation {
  public:
-  using Method::Method;
+  using Formulation::Formulation;
 
   // Integrates from x at t = 0 to sample_times.back() (= t_end, reached exactly), calling
   // observer with the state at t = 0 and at every sample time, within the limits; a numerical

@@ -1,16 +1,13 @@
-// A way of turning the constrained equations into an ODE x' = f(t, x) that odeint integrates.
-// Sign convention everywhere: M q̈ = Q − Jᵀλ, so −Jᵀλ is the constraint force.
+// A way of turning the constrained equations into an ODE x' = f(t, x) that an ODE stepper
+// (steppers/) integrates. Sign convention everywhere: M q̈ = Q − Jᵀλ, so −Jᵀλ is the constraint
+// force.
 #pragma once
 
-#include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "core/errors.hpp"
-#include "core/params.hpp"
-#include "core/problem.hpp"
-#include "core/types.hpp"
+#include "core/formulation.hpp"
 
 namespace cmb {
 
@@ -51,57 +48,9 @@ struct ApproximationBounds {
   ErrorBound constraint_force;  // ‖Jᵀλ − Jᵀλ*‖∞
 };
 
-// Work counters and diagnostics a method reports; names are the JSON keys in "work.method".
-// Counters are summed; diagnostics keep the extreme value seen (e.g. the smallest singular value
-// kept). Keys are string literals, and a map node is created only the first time a key is seen,
-// so steady-state updates do not allocate.
-class MethodStats {
+class Method : public Formulation {
  public:
-  void add(const char* counter, long amount = 1) {
-    if (!enabled_) return;
-    const auto it = counters_.find(counter);  // heterogeneous: no std::string built
-    if (it == counters_.end())
-      counters_.emplace(counter, amount);
-    else
-      it->second += amount;
-  }
-  void note_min(const char* name, double value) { note(minima_, name, value, true); }
-  void note_max(const char* name, double value) { note(maxima_, name, value, false); }
-  void set_enabled(bool enabled) { enabled_ = enabled; }
-  nlohmann::json to_json() const {
-    nlohmann::json out(counters_);
-    for (const auto& [name, value] : minima_) out[name] = value;
-    for (const auto& [name, value] : maxima_) out[name] = value;
-    return out;
-  }
-
- private:
-  using Extremes = std::map<std::string, double, std::less<>>;
-  void note(Extremes& table, const char* name, double value, bool keep_smaller) {
-    if (!enabled_) return;
-    const auto it = table.find(name);
-    if (it == table.end())
-      table.emplace(name, value);
-    else if (keep_smaller ? value < it->second : value > it->second)
-      it->second = value;
-  }
-
-  std::map<std::string, long, std::less<>> counters_;
-  Extremes minima_, maxima_;
-  bool enabled_ = true;
-};
-
-class Method {
- public:
-  explicit Method(Params params) : params_(std::move(params)) {}
-  virtual ~Method() = default;
-
-  // Sizes the workspace once for this problem. Throws NumericalFailure(unsupported) when the
-  // problem has features the method cannot handle.
-  virtual void bind(const Problem& problem) = 0;
-  virtual int state_size() const = 0;
-  virtual void pack(double t, CVecRef q, CVecRef v, VecRef x) = 0;
-  virtual void unpack(double t, CVecRef x, VecRef q, VecRef v) = 0;
+  using Formulation::Formulation;
 
   // The odeint system. Must not allocate; throws NumericalFailure on singular systems.
   virtual void rhs(CVecRef x, VecRef dxdt, double t) = 0;
@@ -109,28 +58,21 @@ class Method {
   // Called after each accepted step; returns true when it changed x (the stepper is then reset).
   virtual bool post_step(double t, VecRef x) { return false; }
 
-  // The physical accelerations q̈ from the last rhs call (what the KKT oracle is compared with).
-  virtual const Vec& accelerations() const = 0;
-
-  // λ from the last rhs call, and whether it is unique (full row rank of J).
-  virtual const Vec& multipliers() const = 0;
-  virtual bool multipliers_unique() const { return true; }
-
   // For a method that declares approximate accelerations (Capabilities::approximation_param):
   // bounds on the errors of the last rhs call, which it derives from its parameters and the
   // state. Exact methods: zero. Called by the conformance suite after rhs, never in a run; it
   // may allocate.
   virtual ApproximationBounds approximation_bounds() const { return {}; }
 
-  const Params& params() const { return params_; }
-  // Parameters as recorded in results: the given ones plus values the method derived from them.
-  virtual nlohmann::json effective_params() const { return params_.values(); }
-  MethodStats& stats() { return stats_; }
-  const MethodStats& stats() const { return stats_; }
+  // A sample's q̈ and λ are those of one rhs call at its state (its rate is not used; the buffer
+  // is sized at the first sample).
+  void evaluate_at(double t, CVecRef x) final {
+    if (sample_rate_.size() != state_size()) sample_rate_.resize(state_size());
+    rhs(x, sample_rate_, t);
+  }
 
  private:
-  Params params_;
-  MethodStats stats_;
+  Vec sample_rate_;
 };
 
 // Methods whose every RHS call factorizes dense n×n matrices (an SVD, a pseudo-inverse, the R

@@ -140,10 +140,9 @@ class Ali3p : public Integrator {
     v = x.segment(n_, n_);
   }
 
-  void rhs(CVecRef x, VecRef dxdt, double t) override {
+  void evaluate_at(double t, CVecRef x) override {
     terms_.sample_values(t, x.head(n_), x.segment(n_, n_), x.segment(2 * n_, n_), x.tail(m_),
                          recover_, qdd_, lambda_, sample_unique_);
-    dxdt.setZero();
   }
 
   const Vec& accelerations() const override { return qdd_; }

@@ -96,10 +96,9 @@ class Ida : public Integrator {
     q = x.head(system_.n());
     v = x.segment(system_.n(), system_.n());
   }
-  void rhs(CVecRef x, VecRef dxdt, double) override {
+  void evaluate_at(double, CVecRef x) override {
     qdd_ = x.segment(size_ + system_.n(), system_.n());
     lambda_ = x.segment(2 * system_.n(), system_.m());
-    dxdt.setZero();
   }
   const Vec& accelerations() const override { return qdd_; }
   const Vec& multipliers() const override { return lambda_; }

@@ -11,7 +11,6 @@
 #include <map>
 
 #include "catalog/catalog.hpp"
-#include "catalog/stepping.hpp"
 #include "core/kkt.hpp"
 #include "harness/campaign/campaign.hpp"
 #include "test_support.hpp"
@@ -27,15 +26,15 @@ TEST(Extension, EntriesDefinedOutsideTheCatalogAreAdded) {
   EXPECT_NO_THROW(find_integrator("test_euler_dae"));
 }
 
-// A DAE integrator steps itself: its runs pair it with the stepper "dae", whose kind and order
-// are its scheme's, and record it as the method. Semi-implicit Euler is first order: halving the
-// step from 2 ms to 1 ms halves the pendulum's final error (next term O(h) smaller: ±0.2).
+// A DAE integrator steps itself: a run of it has no stepper, and its record names it as the
+// method and its own stepping as the stepper "dae", whose kind and order are its scheme's.
+// Semi-implicit Euler is first order: halving the step from 2 ms to 1 ms halves the pendulum's
+// final error (next term O(h) smaller: ±0.2).
 TEST(Extension, ATestOnlyIntegratorRunsAndConvergesAtItsOrder) {
   auto final_error = [](double dt) {
     RunConfig c;
     c.problem = "simple_pendulum";
-    c.method = "test_euler_dae";
-    c.stepper = kDaeStepper;
+    c.integrator = "test_euler_dae";
     c.dt = dt;
     c.t_end = 1.0;
     const auto r = quick_run(c);
@@ -51,16 +50,27 @@ TEST(Extension, ATestOnlyIntegratorRunsAndConvergesAtItsOrder) {
   };
   const double order = std::log2(final_error(0.002) / final_error(0.001));
   EXPECT_NEAR(order, 1.0, 0.2);
-  // An integrator is not a method for an odeint stepper, nor "dae" a stepper for a method.
-  RunConfig wrong;
-  wrong.problem = "simple_pendulum";
-  wrong.method = "test_euler_dae";
-  wrong.stepper = "rk4";
-  wrong.dt = 1e-3;
-  EXPECT_THROW(prepare_run(wrong), InputError);
-  wrong.method = "index1";
-  wrong.stepper = kDaeStepper;
-  EXPECT_THROW(prepare_run(wrong), InputError);
+  // An integrator is not a method for an ODE stepper, a method no integrator, "dae" no stepper a
+  // method can take, and a run has an integrator or a method with a stepper, not both.
+  auto refused = [](const std::string& method, const std::string& stepper,
+                    const std::string& integrator, const std::string& says) {
+    RunConfig wrong;
+    wrong.problem = "simple_pendulum";
+    wrong.method = method;
+    wrong.stepper = stepper;
+    wrong.integrator = integrator;
+    wrong.dt = 1e-3;
+    try {
+      prepare_run(wrong);
+      ADD_FAILURE() << method << "/" << stepper << "/" << integrator << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused("test_euler_dae", "rk4", "", "is a DAE integrator: it steps itself");
+  refused("", "", "index1", "unknown integrator 'index1'");
+  refused("index1", "dae", "", "unknown stepper 'dae'");
+  refused("index1", "rk4", "test_euler_dae", "not both");
 }
 
 // Campaigns list integrators beside methods and steppers, each with its own step sizes.

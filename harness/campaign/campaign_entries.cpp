@@ -164,13 +164,7 @@ std::vector<CampaignStepper> parse_steppers(const json& doc) {
     check_keys(list[i], p, {"id", "dt", "tol", "max_dt"}, {"id"});
     CampaignStepper entry;
     entry.id = string_at(list[i], "id", p);
-    at_path(p + "/id", [&] {
-      if (entry.id == kDaeStepper)
-        throw InputError(
-            "stepper 'dae' is the integrators' own stepping: list DAE integrators "
-            "under \"integrators\"");
-      entry.fixed = find_stepper(entry.id).kind == StepperKind::fixed;
-    });
+    at_path(p + "/id", [&] { entry.fixed = find_stepper(entry.id).kind == StepperKind::fixed; });
     read_sweep(list[i], p, "stepper '" + entry.id + "'", entry);
     steppers.push_back(entry);
   }

@@ -24,19 +24,20 @@ namespace {
 
 // The run's file name: readable ids and the stable hash of its key.
 std::string file_stem(const CampaignRun& run) {
-  return run.config.problem + "__" + run.config.method + "__" + run.config.stepper + "__" +
-         stable_hash(run.key);
+  return run.config.problem + "__" + run.config.formulation_id() + "__" + run.config.stepper_id() +
+         "__" + stable_hash(run.key);
 }
 
 // Every run is prepared while loading, so an absurd expansion would stall before anything
 // useful happens; this bound (before exclusions) is far beyond any real comparison.
 constexpr std::size_t kMaxCampaignRuns = 100000;
 
-// A method or DAE integrator paired with a stepper (its own, "dae", for an integrator), and
-// where the pair comes from in the file.
+// A method paired with a stepper, or a DAE integrator with its own stepping (whose entry's
+// step sizes or tolerances are its `stepper`), and where the pair comes from in the file.
 struct Pairing {
   const CampaignMethod* method;
   const CampaignStepper* stepper;
+  bool integrator;
   std::string where;         // "/methods/0 × /steppers/1" or "/integrators/0"
   std::string method_where;  // "/methods/0" or "/integrators/0"
 };
@@ -48,11 +49,11 @@ std::vector<Pairing> pairings(const std::vector<CampaignMethod>& methods,
   std::vector<Pairing> out;
   for (std::size_t mi = 0; mi < methods.size(); ++mi)
     for (std::size_t si = 0; si < steppers.size(); ++si)
-      out.push_back({&methods[mi], &steppers[si],
+      out.push_back({&methods[mi], &steppers[si], false,
                      "/methods/" + std::to_string(mi) + " × /steppers/" + std::to_string(si),
                      "/methods/" + std::to_string(mi)});
   for (std::size_t ii = 0; ii < integrators.size(); ++ii)
-    out.push_back({&integrators[ii].method, &integrators[ii].stepper,
+    out.push_back({&integrators[ii].method, &integrators[ii].stepper, true,
                    "/integrators/" + std::to_string(ii), "/integrators/" + std::to_string(ii)});
   return out;
 }
@@ -86,8 +87,8 @@ void check_bindings(const std::vector<CampaignProblem>& problems, const std::vec
       if (is_excluded(excludes, problems[pi].id, m.id, "")) continue;
       at_path("/problems/" + std::to_string(pi) + " × " + pair.method_where, [&] {
         auto problem = make_problem(problems[pi].id, problems[pi].params);
-        std::unique_ptr<Method> method;
-        if (pair.stepper->id == kDaeStepper)
+        std::unique_ptr<Formulation> method;
+        if (pair.integrator)
           method = make_integrator(m.id, m.params);
         else
           method = make_method(m.id, m.params);
@@ -145,9 +146,9 @@ void expand_runs(const RunConfig& base, const std::vector<CampaignProblem>& prob
           if (problems[pi].sample_dt) c.sample_dt = problems[pi].sample_dt;
           c.initial.perturb_position = perturbation.position;
           c.initial.perturb_velocity = perturbation.velocity;
-          c.method = pair.method->id;
+          (pair.integrator ? c.integrator : c.method) = pair.method->id;
           c.method_params = pair.method->params;
-          c.stepper = stepper.id;
+          if (!pair.integrator) c.stepper = stepper.id;
           (stepper.fixed ? c.dt : c.rel_tol) = stepper.values[vi];
           if (!stepper.fixed) c.abs_tol = c.rel_tol;
           c.max_dt = stepper.max_dt;

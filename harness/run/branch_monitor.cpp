@@ -9,7 +9,7 @@
 
 namespace cmb {
 
-BranchMonitor::BranchMonitor(const Problem& problem, Method& method)
+BranchMonitor::BranchMonitor(const Problem& problem, Formulation& method)
     : problem_(problem), method_(method), indicators_(problem.branch_indicators()) {
   const Eigen::Index nq = problem.sizes().nq;
   const auto k = static_cast<Eigen::Index>(indicators_.size());

@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "core/method.hpp"
+#include "core/formulation.hpp"
 #include "core/problem.hpp"
 
 namespace cmb {
 
 class BranchMonitor {
  public:
-  BranchMonitor(const Problem& problem, Method& method);
+  BranchMonitor(const Problem& problem, Formulation& method);
 
   bool active() const { return !indicators_.empty(); }
   // Records the indicators at the initial state; a sign indicator that is zero there cannot
@@ -46,7 +46,7 @@ class BranchMonitor {
   std::string describe(double t, const Worst& worst) const;
 
   const Problem& problem_;
-  Method& method_;
+  Formulation& method_;
   std::vector<BranchIndicator> indicators_;
   bool checks_rates_ = false;
   Vec q_, v_, b0_, b_, q_shift_, b_plus_, b_minus_, rate_;

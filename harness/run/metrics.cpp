@@ -51,7 +51,7 @@ nlohmann::json number_or_null(double value) {
   return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json();
 }
 
-SampleRecorder::SampleRecorder(const Problem& problem, Method& method)
+SampleRecorder::SampleRecorder(const Problem& problem, Formulation& method)
     : problem_(problem), method_(method) {
   const Sizes s = problem.sizes();
   q_.setZero(s.nq);
@@ -64,7 +64,6 @@ SampleRecorder::SampleRecorder(const Problem& problem, Method& method)
   if (!sparse_jacobian_) J_.setZero(s.m(), s.nq);
   Jv_.setZero(s.m());
   y_.setZero(problem.output_names().size());
-  dxdt_.setZero(method.state_size());
 }
 
 // Every column of a sample is computed before any is appended: an evaluation that throws (the
@@ -83,14 +82,15 @@ void SampleRecorder::operator()(double t, CVecRef x) {
   problem_.velocity_rhs(t, q_, nu_);
   const double energy = problem_.energy(t, q_, v_);
   problem_.outputs(t, q_, v_, y_);
-  // λ belongs to the state at the sample; one extra RHS call that the work counters ignore.
+  // λ belongs to the state at the sample; one extra evaluation (a method's RHS call) that the
+  // work counters ignore.
   // When it fails (the state the run ends at), the sample is kept without λ: its residuals and
   // energy are measured all the same.
   method_.stats().set_enabled(false);
   bool have_multipliers = true;
   std::exception_ptr failure;
   try {
-    method_.rhs(x, dxdt_, t);
+    method_.evaluate_at(t, x);
   } catch (...) {
     have_multipliers = false;
     failure = std::current_exception();

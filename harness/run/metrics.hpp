@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/method.hpp"
+#include "core/formulation.hpp"
 #include "core/problem.hpp"
 
 namespace cmb {
@@ -32,15 +32,15 @@ constexpr int kSignedRowsMax = 12;
 // Observer state for the instrumented run: evaluates residuals, energy, outputs and λ.
 class SampleRecorder {
  public:
-  SampleRecorder(const Problem& problem, Method& method);
+  SampleRecorder(const Problem& problem, Formulation& method);
   void operator()(double t, CVecRef x);
   const SampleSeries& series() const { return series_; }
 
  private:
   const Problem& problem_;
-  Method& method_;
+  Formulation& method_;
   SampleSeries series_;
-  Vec q_, v_, Phi_, nu_, y_, dxdt_;
+  Vec q_, v_, Phi_, nu_, y_;
   bool sparse_jacobian_ = false;
   Mat J_;  // dense problems only
   Vec Jv_;

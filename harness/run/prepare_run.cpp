@@ -38,9 +38,10 @@ std::string run_key(const RunConfig& c, const StepperSpec& stepper, const Steppe
     }
     return out;
   };
-  std::string key = with_params(c.problem, c.problem_params, find_problem(c.problem).params) + "/" +
-                    with_params(c.method, c.method_params, method_params_of(c.method)) + "/" +
-                    stepper.id + "/";
+  std::string key =
+      with_params(c.problem, c.problem_params, find_problem(c.problem).params) + "/" +
+      with_params(c.formulation_id(), c.method_params, method_params_of(c.formulation_id())) + "/" +
+      stepper.id + "/";
   if (stepper.kind == StepperKind::fixed) {
     key += "dt=" + format_number(s.dt);
   } else {
@@ -58,7 +59,7 @@ std::string run_key(const RunConfig& c, const StepperSpec& stepper, const Steppe
 StepperSettings stepper_settings(const RunConfig& c, const StepperSpec& stepper) {
   StepperSettings s;
   const std::string name =
-      stepper.id == kDaeStepper ? "integrator '" + c.method + "'" : "stepper '" + stepper.id + "'";
+      c.steps_itself() ? "integrator '" + c.integrator + "'" : "stepper '" + stepper.id + "'";
   const std::string dt = spelled("dt", c.surface);
   if (stepper.kind == StepperKind::fixed) {
     if (!c.dt) throw InputError(name + " is fixed-step: give " + dt + " (step size > 0)");
@@ -76,12 +77,6 @@ StepperSettings stepper_settings(const RunConfig& c, const StepperSpec& stepper)
   if (c.dt) s.dt = *c.dt;
   if (c.max_dt) s.max_dt = *c.max_dt;
   return s;
-}
-
-std::string integrator_list() {
-  std::vector<std::string> ids;
-  for (const auto& entry : integrator_registry()) ids.push_back(entry.id);
-  return ids.empty() ? "there are none" : "they are: " + join(ids, ", ");
 }
 
 [[noreturn]] void too_many_samples(double count, double sample_dt) {
@@ -132,16 +127,14 @@ bool needs_grid_reference(const PreparedRun& run) {
           run.problem->reference_info().kind == ReferenceKind::self_converged);
 }
 
-// The method and the stepper: a method with an odeint stepper, or a DAE integrator with its own
-// stepping (stepper "dae").
-void make_method_and_stepper(const RunConfig& c, PreparedRun& run) {
-  if (c.stepper == kDaeStepper) {
-    if (!is_integrator(c.method))
-      throw InputError("stepper 'dae' is the own time stepping of a DAE integrator, and '" +
-                       c.method + "' is not one (" + integrator_list() +
-                       "); a method needs an odeint stepper");
-    run.method = make_integrator(c.method, c.method_params);
-    run.stepper = &integrator_stepper(c.method);
+// The method and its ODE stepper, or the DAE integrator and the record block of its own stepping.
+void make_formulation(const RunConfig& c, PreparedRun& run) {
+  if (c.steps_itself()) {
+    if (!c.method.empty() || !c.stepper.empty())
+      throw InputError("a run has a method and a stepper, or an integrator ('" + c.integrator +
+                       "', which steps itself), not both");
+    run.integrator = make_integrator(c.integrator, c.method_params);
+    run.stepper = &integrator_stepper(c.integrator);
     return;
   }
   if (is_integrator(c.method))
@@ -152,17 +145,24 @@ void make_method_and_stepper(const RunConfig& c, PreparedRun& run) {
   run.stepper = &find_stepper(c.stepper);
 }
 
+const StepperSpec& stepper_of(const RunConfig& config) {
+  return config.steps_itself() ? integrator_stepper(config.integrator)
+                               : find_stepper(config.stepper);
+}
+
 PreparedRun prepare_run(const RunConfig& given) {
   PreparedRun run;
   run.problem = make_problem(given.problem, given.problem_params);
-  make_method_and_stepper(given, run);
+  make_formulation(given, run);
   // Former parameter names (aliases) become the current ones, so that keys and records use one
   // name whichever the user wrote.
   run.config = given;
   run.config.problem_params = canonical_param_names(
       "problem '" + given.problem + "'", given.problem_params, find_problem(given.problem).params);
+  const std::string& formulation = given.formulation_id();
   run.config.method_params = canonical_param_names(
-      "method '" + given.method + "'", given.method_params, method_params_of(given.method));
+      (given.steps_itself() ? "integrator '" : "method '") + formulation + "'", given.method_params,
+      method_params_of(formulation));
   const RunConfig& config = run.config;
   check_run_settings(config);
   // Two different horizons (a run setting and the problem's t_end parameter) are a conflict.

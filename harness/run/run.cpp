@@ -31,7 +31,7 @@ nlohmann::json stepper_json(const PreparedRun& run) {
           {"max_dt", s.max_dt > 0 ? nlohmann::json(s.max_dt) : nlohmann::json()}};
 }
 
-nlohmann::json work_json(const LoopCounters& c, const Method& method) {
+nlohmann::json work_json(const LoopCounters& c, const Formulation& method) {
   return {{"rhs_calls", c.rhs_calls},
           {"steps_accepted", c.steps_accepted},
           {"steps_rejected", c.steps_rejected},
@@ -56,7 +56,8 @@ nlohmann::json record_header(const PreparedRun& run) {
         {"sizes", {{"nq", s.nq}, {"mh", s.mh}, {"mn", s.mn}}},
         {"tags", p.info().tags},
         {"outputs", p.output_names()}}},
-      {"method", {{"id", run.config.method}, {"params", run.method->effective_params()}}},
+      {"method",
+       {{"id", run.config.formulation_id()}, {"params", run.formulation().effective_params()}}},
       {"stepper", stepper_json(run)},
       {"t_end", run.t_end},
       {"samples", run.sample_times.size()},
@@ -109,7 +110,7 @@ nlohmann::json run_metrics(const PreparedRun& run, RunResult& result, RunStatus 
 // record from the outcome.
 void integrate_and_record(PreparedRun& run, const Vec& q0, const Vec& v0, RunResult& result) {
   Problem& problem = *run.problem;
-  Method& method = *run.method;
+  Formulation& method = run.formulation();
   auto& rec = result.record;
   Vec x(method.state_size());
   method.pack(0.0, q0, v0, x);
@@ -122,9 +123,8 @@ void integrate_and_record(PreparedRun& run, const Vec& q0, const Vec& v0, RunRes
       return branch.on_branch(t, state, message);
     };
   const auto start = std::chrono::steady_clock::now();
-  const LoopOutcome outcome = integrate(
-      method, *run.stepper, run.settings, x, run.sample_times,
-      [&recorder](double t, CVecRef state) { recorder(t, state); }, limits);
+  const LoopOutcome outcome = integrate_run(
+      run, x, [&recorder](double t, CVecRef state) { recorder(t, state); }, limits);
   const double instrumented_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.series = recorder.series();
@@ -141,6 +141,13 @@ void integrate_and_record(PreparedRun& run, const Vec& q0, const Vec& v0, RunRes
 }
 
 }  // namespace
+
+LoopOutcome integrate_run(PreparedRun& run, Vec& x, const SampleObserver& observer,
+                          const LoopLimits& limits) {
+  if (run.integrator)
+    return run.integrator->integrate(run.settings, x, run.sample_times, observer, limits);
+  return integrate(*run.method, *run.stepper, run.settings, x, run.sample_times, observer, limits);
+}
 
 RunResult execute_run(PreparedRun& run) {
   RunResult result;
@@ -166,7 +173,7 @@ RunResult execute_run(PreparedRun& run) {
   Vec q0(sizes.nq), v0(sizes.nq);
   try {
     rec["initial"] = make_initial_state(*run.problem, run.config.initial, q0, v0);
-    run.method->bind(*run.problem);
+    run.formulation().bind(*run.problem);
   } catch (const NumericalFailure& failure) {
     return stop_before_start(failure.status(), failure.what());
   } catch (const InputError& error) {  // a parameter that only the problem can refuse

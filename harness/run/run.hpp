@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "catalog/stepping.hpp"
+#include "core/integrator.hpp"
 #include "core/method.hpp"
 #include "core/problem.hpp"
 #include "harness/run/initial_state.hpp"
@@ -28,12 +30,15 @@ constexpr long kMaxSamples = 1000000;
 // campaign file (whose messages add the JSON path). harness/run/run_settings.hpp has the table.
 enum class SettingSurface { command_line, keywords, campaign };
 
+// What a run integrates with: a method and an ODE stepper, or a DAE integrator, which steps
+// itself (then method and stepper are empty).
 struct RunConfig {
   std::string problem;
   nlohmann::json problem_params = nlohmann::json::object();
   std::string method;
-  nlohmann::json method_params = nlohmann::json::object();
   std::string stepper;
+  std::string integrator;
+  nlohmann::json method_params = nlohmann::json::object();  // of the method or the integrator
   std::optional<double> dt;         // fixed step (required) or first trial step (adaptive)
   std::optional<double> abs_tol;    // adaptive only
   std::optional<double> rel_tol;    // adaptive only
@@ -54,7 +59,16 @@ struct RunConfig {
   std::string reference_cache = "results/references";
   bool compute_reference = true;  // off for the reference computations themselves
   SettingSurface surface = SettingSurface::command_line;  // for messages only
+
+  bool steps_itself() const { return !integrator.empty(); }
+  // The ids a record, a key and a campaign's exclusions give the run: the method or the
+  // integrator as "method", the stepper or the integrator's own stepping ("dae") as "stepper".
+  const std::string& formulation_id() const { return steps_itself() ? integrator : method; }
+  std::string stepper_id() const { return steps_itself() ? kDaeStepper : stepper; }
 };
+
+// The stepper block of a run: the ODE stepper's, or the integrator's own (catalog/stepping.hpp).
+const StepperSpec& stepper_of(const RunConfig& config);
 
 // A reference given as output values on a grid of times (the self-converged reference of
 // harness/run/self_converged.hpp), resolved before a run starts.
@@ -70,8 +84,12 @@ Mat sample_reference(const GridReference& reference, const std::vector<double>& 
 struct PreparedRun {
   RunConfig config;
   std::unique_ptr<Problem> problem;
-  std::unique_ptr<Method> method;
+  std::unique_ptr<Method> method;          // with `stepper`, or
+  std::unique_ptr<Integrator> integrator;  // which steps itself (`stepper` is its record block)
   const StepperSpec* stepper = nullptr;
+  Formulation& formulation() const {
+    return method ? static_cast<Formulation&>(*method) : *integrator;
+  }
   StepperSettings settings;
   double t_end = 0.0;
   std::vector<double> sample_times;  // excludes 0, ends at t_end
@@ -106,6 +124,11 @@ struct RunResult {
   Mat reference;  // reference outputs at the sample times (empty if none)
   const Problem* problem = nullptr;
 };
+
+// Integrates x from t = 0 over the run's sample times: the method with its ODE stepper, or the
+// integrator's own stepping.
+LoopOutcome integrate_run(PreparedRun& run, Vec& x, const SampleObserver& observer,
+                          const LoopLimits& limits);
 
 // Integrates a prepared run (with its reference resolved, see PreparedRun) and returns its record.
 RunResult execute_run(PreparedRun& run);

@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "catalog/catalog.hpp"
-#include "catalog/stepping.hpp"
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
 #include "harness/run/run_settings.hpp"
@@ -53,7 +52,7 @@ void check_request_keys(const json& request) {
 
 void apply_param(RunConfig& config, const std::string& key, const json& value) {
   const auto& problem_specs = find_problem(config.problem).params;
-  const auto& method_specs = method_params_of(config.method);
+  const auto& method_specs = method_params_of(config.formulation_id());
   auto set = [&](json& params, const std::string& name) {
     if (params.contains(name))
       throw InputError("parameter '" + name + "' is given twice: give each parameter once");
@@ -69,8 +68,9 @@ void apply_param(RunConfig& config, const std::string& key, const json& value) {
   if (in_problem) return set(config.problem_params, key);
   if (in_method) return set(config.method_params, key);
   throw InputError("unknown parameter '" + key + "' (problem '" + config.problem +
-                   "' takes: " + join(names_of(problem_specs), ", ") + "; method '" +
-                   config.method + "' takes: " + join(names_of(method_specs), ", ") + ")");
+                   "' takes: " + join(names_of(problem_specs), ", ") + "; " +
+                   (config.steps_itself() ? "integrator '" : "method '") + config.formulation_id() +
+                   "' takes: " + join(names_of(method_specs), ", ") + ")");
 }
 
 RunConfig run_config_from_json(const json& request) {
@@ -82,18 +82,16 @@ RunConfig run_config_from_json(const json& request) {
     if (value.is_null() || key == "params") continue;
     if (find_run_setting(key)) {
       settings[key] = value;
-    } else if (key == "integrator") {
-      c.method = text_of(request, key);
-      c.stepper = kDaeStepper;
     } else {
-      (key == "problem"  ? c.problem
-       : key == "method" ? c.method
-                         : c.stepper) = text_of(request, key);
+      (key == "problem"      ? c.problem
+       : key == "method"     ? c.method
+       : key == "integrator" ? c.integrator
+                             : c.stepper) = text_of(request, key);
     }
   }
   apply_run_settings(c, settings, SettingSurface::keywords);
   find_problem(c.problem);
-  method_params_of(c.method);
+  method_params_of(c.formulation_id());
   const json params = request.value("params", json::object());
   if (!params.is_null() && !params.is_object())
     throw InputError("params=" + excerpt(params) + ": expected an object");

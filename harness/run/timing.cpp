@@ -128,7 +128,7 @@ nlohmann::json timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
                                  std::chrono::steady_clock::time_point start) {
   nlohmann::json timing = untimed(instrumented_seconds);
   if (run.config.repeat == 0) return timing;
-  Method& method = *run.method;
+  Formulation& method = run.formulation();
   Vec x(method.state_size());
   std::vector<double> wall, cpu;
   double total = 0.0, longest = 0.0;
@@ -153,8 +153,7 @@ nlohmann::json timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
       method.pack(0.0, q0, v0, x);
       const double cpu0 = thread_cpu_seconds();
       const auto t0 = std::chrono::steady_clock::now();
-      integrate(method, *run.stepper, run.settings, x, run.sample_times, nullptr,
-                run.config.limits);
+      integrate_run(run, x, nullptr, run.config.limits);
       wall.push_back(seconds_since(t0));
       cpu.push_back(thread_cpu_seconds() - cpu0);
       total += wall.back();
@@ -181,7 +180,7 @@ nlohmann::json time_prepared_run(PreparedRun& run, double instrumented_seconds) 
   Vec q0(sizes.nq), v0(sizes.nq);
   try {
     make_initial_state(*run.problem, run.config.initial, q0, v0);
-    run.method->bind(*run.problem);
+    run.formulation().bind(*run.problem);
   } catch (const std::exception& e) {
     nlohmann::json timing = untimed(instrumented_seconds);
     timing["note"] = std::string("not timed: the run did not start again: ") + e.what();

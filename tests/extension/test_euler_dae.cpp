@@ -43,10 +43,9 @@ class EulerDae : public Integrator {
     q = x.head(n_);
     v = x.segment(n_, n_);
   }
-  void rhs(CVecRef x, VecRef dxdt, double) override {
+  void evaluate_at(double, CVecRef x) override {
     qdd_ = x.segment(2 * n_, n_);
     lambda_ = x.tail(m_);
-    dxdt.setZero();
   }
   const Vec& accelerations() const override { return qdd_; }
   const Vec& multipliers() const override { return lambda_; }

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <string>
 
-#include "catalog/stepping.hpp"
 #include "harness/run/run.hpp"
 #include "steppers/steppers.hpp"
 #include "test_support.hpp"
@@ -19,9 +18,8 @@ inline nlohmann::json pendulum_run(const std::string& integrator, double dt, dou
                                    const nlohmann::json& params = nlohmann::json::object()) {
   RunConfig c;
   c.problem = "simple_pendulum";
-  c.method = integrator;
+  c.integrator = integrator;
   c.method_params = params;
-  c.stepper = kDaeStepper;
   c.dt = dt;
   c.t_end = t_end;
   const auto r = quick_run(c);

@@ -3,7 +3,6 @@
 // penalty form where the KKT-based schemes stop.
 #include <cmath>
 
-#include "catalog/stepping.hpp"
 #include "fixed_step_support.hpp"
 
 namespace cmb::test {
@@ -37,8 +36,7 @@ TEST(Ali3p, AtTenSecondsTheErrorIsWithinItsOrderBound) {
 TEST(Ali3p, RunsThroughRedundantRows) {
   RunConfig c;
   c.problem = "bricard";
-  c.method = kId;
-  c.stepper = kDaeStepper;
+  c.integrator = kId;
   c.dt = 1e-3;
   c.t_end = 1.0;
   const auto r = quick_run(c);
@@ -50,8 +48,7 @@ TEST(Ali3p, RefusesNonholonomicRows) {
   for (const char* problem : {"chaplygin_sleigh", "rolling_disk"}) {
     RunConfig c;
     c.problem = problem;
-    c.method = kId;
-    c.stepper = kDaeStepper;
+    c.integrator = kId;
     c.dt = 1e-3;
     c.t_end = 0.01;
     const auto r = quick_run(c);

@@ -2,7 +2,6 @@
 // Newton iteration, the velocity projection, and the refusals of what the index-3 form cannot do.
 #include <cmath>
 
-#include "catalog/stepping.hpp"
 #include "fixed_step_support.hpp"
 
 namespace cmb::test {
@@ -46,8 +45,7 @@ TEST(GeneralizedAlpha, RefusesWhatItsFormulationCannotHold) {
   const auto short_run = [](const char* problem) {
     RunConfig c;
     c.problem = problem;
-    c.method = kId;
-    c.stepper = kDaeStepper;
+    c.integrator = kId;
     c.dt = 1e-3;
     c.t_end = 0.01;
     return quick_run(c);

@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include "catalog/stepping.hpp"
 #include "harness/run/run.hpp"
 #include "steppers/steppers.hpp"
 #include "test_support.hpp"
@@ -17,9 +16,8 @@ nlohmann::json ida_run(const std::string& problem, double tol, const std::string
                        double t_end) {
   RunConfig c;
   c.problem = problem;
-  c.method = "ida";
+  c.integrator = "ida";
   c.method_params = {{"formulation", formulation}};
-  c.stepper = kDaeStepper;
   c.abs_tol = c.rel_tol = tol;
   c.t_end = t_end;
   const auto r = quick_run(c);
@@ -81,8 +79,7 @@ TEST(Ida, RecordsTheWorkOfAnImplicitIntegrator) {
 TEST(Ida, RefusesRedundantRows) {
   RunConfig c;
   c.problem = "bricard";
-  c.method = "ida";
-  c.stepper = kDaeStepper;
+  c.integrator = "ida";
   c.abs_tol = c.rel_tol = 1e-6;
   const auto r = quick_run(c);
   EXPECT_EQ(r["status"], "unsupported");

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <string>
 
-#include "catalog/stepping.hpp"
 #include "fixed_step_support.hpp"
 
 namespace cmb::test {
@@ -15,9 +14,8 @@ double multiplier_error(const std::string& integrator, const std::string& proble
                         const char* multipliers) {
   RunConfig c;
   c.problem = problem;
-  c.method = integrator;
+  c.integrator = integrator;
   c.method_params = {{"multipliers", multipliers}};
-  c.stepper = kDaeStepper;
   c.dt = dt;
   if (problem == "simple_pendulum") c.t_end = 1.0;
   const auto r = quick_run(c);
