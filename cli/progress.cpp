@@ -54,7 +54,7 @@ double EtaEstimate::work_scale(const CampaignRun& run) {
 void EtaEstimate::finished(const CampaignRun& run, double seconds) {
   left_.erase(&run);
   const std::string pair =
-      run.config.problem + run.config.problem_params.dump() + "/" + run.config.method;
+      run.config.problem + run.config.problem_params.dump() + "/" + run.config.formulation_id();
   Mean& per_work = per_work_[kind_of(run)];
   per_work.sum += seconds / work_scale(run);
   ++per_work.count;
@@ -68,7 +68,7 @@ double EtaEstimate::expected_seconds(const CampaignRun& run) const {
   if (const auto it = per_work_.find(kind_of(run)); it != per_work_.end())
     return it->second.value() * work_scale(run);
   const std::string pair =
-      run.config.problem + run.config.problem_params.dump() + "/" + run.config.method;
+      run.config.problem + run.config.problem_params.dump() + "/" + run.config.formulation_id();
   if (const auto it = by_pair_.find(pair); it != by_pair_.end()) return it->second.value();
   if (const auto it = by_problem_.find(run.config.problem); it != by_problem_.end())
     return it->second.value();

@@ -13,6 +13,7 @@
 #include "catalog/catalog.hpp"
 #include "core/kkt.hpp"
 #include "harness/campaign/campaign.hpp"
+#include "harness/campaign/campaign_workers.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {
@@ -100,6 +101,32 @@ TEST(Extension, ACampaignRunsIntegratorsBesideMethods) {
   EXPECT_EQ(with_budgets.runs[2].config.limits.max_rhs_calls, 50000);
   budgets["integrators"][0]["max_rhs_calls"] = 0;
   EXPECT_THROW(parse_campaign(budgets.dump(), "test"), InputError);
+}
+
+// Every record the harness writes of a run names it alike — the run's own record, and the one a
+// worker that crashed or overran leaves — whether a method with a stepper or an integrator runs.
+TEST(Extension, EveryRecordOfARunNamesItsMethodAndStepperAlike) {
+  const nlohmann::json doc = {
+      {"name", "identities"},
+      {"problems", {{{"id", "simple_pendulum"}, {"t_end", 0.5}}, {{"id", "crank_rocker"}}}},
+      {"methods",
+       {{{"id", "index1"}}, {{"id", "baumgarte"}, {"params", {{"alpha", 5}, {"beta", 5}}}}}},
+      {"steppers", {{{"id", "rk4"}, {"dt", 0.01}}, {{"id", "dopri5"}, {"tol", 1e-6}}}},
+      {"integrators",
+       {{{"id", "test_euler_dae"}, {"dt", 0.01}}, {{"id", "ida"}, {"tol", {1e-6, 1e-8}}}}}};
+  const Campaign campaign = parse_campaign(doc.dump(), "test");
+  int integrator_runs = 0;
+  for (const auto& run : campaign.runs) {
+    const nlohmann::json header = record_header(prepare_run(run.config));
+    const nlohmann::json crashed = workers::crash_record(run, "test", RunStatus::crashed);
+    EXPECT_EQ(crashed["key"], header["key"]);
+    for (const char* block : {"problem", "method", "stepper"})
+      EXPECT_EQ(crashed[block]["id"], header[block]["id"]) << run.key << ": " << block;
+    EXPECT_EQ(crashed["method"]["params"], run.config.method_params) << run.key;
+    integrator_runs += header["stepper"]["id"] == "dae";
+  }
+  EXPECT_EQ(integrator_runs, 2 * 3);  // two problems × (one dt + two tolerances)
+  EXPECT_EQ(campaign.runs.size(), 2u * (2 * 2 + 3));
 }
 
 // The test-only stepper is in the table like a built-in one, and it is the second-order method

@@ -159,8 +159,8 @@ std::vector<const CampaignRun*> interleave_by_kind(const std::vector<const Campa
   std::map<std::string, std::vector<const CampaignRun*>> kinds;
   for (const auto* run : pending) {
     const RunConfig& c = run->config;
-    const std::string kind = c.problem + c.problem_params.dump() + "/" + c.method +
-                             c.method_params.dump() + "/" + c.stepper;
+    const std::string kind = c.problem + c.problem_params.dump() + "/" + c.formulation_id() +
+                             c.method_params.dump() + "/" + c.stepper_id();
     if (!kinds.count(kind)) order.push_back(kind);
     kinds[kind].push_back(run);
   }

@@ -39,8 +39,8 @@ json crash_record(const CampaignRun& run, const std::string& why, RunStatus stat
           {"status", to_string(status)},
           {"message", why},
           {"problem", {{"id", c.problem}, {"params", c.problem_params}}},
-          {"method", {{"id", c.method}, {"params", c.method_params}}},
-          {"stepper", {{"id", c.stepper}}},
+          {"method", {{"id", c.formulation_id()}, {"params", c.method_params}}},
+          {"stepper", {{"id", c.stepper_id()}}},
           {"files", {{"record", "runs/" + run.file + ".json"}, {"series", nullptr}}},
           {"context", run_context()}};
 }
