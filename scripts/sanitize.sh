@@ -18,7 +18,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 seconds="${CMB_FUZZ_SECONDS:-45}"
 total=0
-for target in campaign params record reference_cache results; do
+for target in campaign params record reference_cache results run_request; do
   work="build-san/fuzz/corpus_${target}"
   mkdir -p "$work"
   log="build-san/fuzz/${target}.log"
