@@ -67,7 +67,10 @@ def list_catalog(what=""):
 
 def describe(id, **params):
     """A problem as `cmbench describe --json` shows it, built with the given parameters; a
-    method, DAE integrator or stepper id gives its catalog entry."""
+    method, DAE integrator or stepper id gives its catalog entry, and "run-settings" the run
+    settings (`cmbench describe run-settings --json`)."""
+    if id == "run-settings":
+        return settings.table()
     catalog = list_catalog()
     for kind in ("methods", "integrators", "steppers"):
         for entry in catalog[kind]:

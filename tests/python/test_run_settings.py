@@ -35,6 +35,7 @@ def cli(*args, cwd=None):
 
 def test_the_program_describes_the_committed_table():
     assert json.loads(cli("describe", "run-settings", "--json").stdout) == TABLE
+    assert cmbench.describe("run-settings") == TABLE
     text = cli("describe", "run-settings").stdout
     for s in TABLE:
         assert f"  {s['name']}  ({s['flag']};" in text
