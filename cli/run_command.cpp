@@ -203,9 +203,16 @@ RunConfig settings_of(const RunOptions& o) {
   RunConfig config = o.config;
   choose_solver(o, config);
   nlohmann::json given = nlohmann::json::object();
-  for (std::size_t i = 0; i < run_settings().size(); ++i)
-    if (o.setting_opts[i]->count())
-      given[run_settings()[i].name] = value_from_text(run_settings()[i], o.setting_texts[i]);
+  for (std::size_t i = 0; i < run_settings().size(); ++i) {
+    if (!o.setting_opts[i]->count()) continue;
+    const RunSetting& setting = run_settings()[i];
+    const nlohmann::json value = value_from_text(setting, o.setting_texts[i]);
+    const std::string problem = value_problem(setting, value);
+    if (!problem.empty())  // named with the text as typed
+      throw InputError(written(setting.name, o.setting_texts[i], SettingSurface::command_line) +
+                       ": " + problem);
+    given[setting.name] = value;
+  }
   apply_run_settings(config, given, SettingSurface::command_line);
   require_nonempty(o.out_opt, o.out_path);
   require_nonempty(o.series_opt, o.series_path);

@@ -72,7 +72,14 @@ struct CampaignOptions {
   bool serial_timing = true;
   bool dry_run = false;
   CampaignProgress* progress = nullptr;  // not owned; null: no progress lines
+  // How messages name the options: --resume (command line), resume= (Python).
+  SettingSurface surface = SettingSurface::command_line;
 };
+
+// The options of cmbench.campaign as its Python keywords give them (JSON: jobs, out, filter,
+// resume, force, shard, dry_run; progress is the caller's): each checked for its type, an
+// InputError naming it as written there (resume="yes": expected true or false).
+CampaignOptions campaign_options_from_json(const nlohmann::json& options);
 
 // Sets the shard from its text: "I/N" (two whole numbers, 1 <= I <= N), or "slurm": this task's
 // place in its Slurm job array (SLURM_ARRAY_TASK_ID among the array's ids, whatever its first id

@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
 #include "harness/run/context.hpp"
+#include "harness/run/run_settings.hpp"
 
 namespace cmb {
 
@@ -28,14 +29,14 @@ namespace {
 // (std::regex's ECMAScript matcher takes exponential time on patterns like '(.*)*X').
 class KeyFilter {
  public:
-  explicit KeyFilter(const std::string& pattern) : active_(!pattern.empty()) {
+  KeyFilter(const std::string& pattern, SettingSurface surface) : active_(!pattern.empty()) {
     if (!active_) return;
     const int error = ::regcomp(&regex_, pattern.c_str(), REG_EXTENDED | REG_NOSUB);
     if (error != 0) {
       char reason[256];
       ::regerror(error, &regex_, reason, sizeof reason);
-      throw InputError("--filter " + excerpt(json(pattern)) +
-                       " is not a valid (POSIX extended) regular expression: " + reason);
+      throw InputError(written("filter", pattern, surface) +
+                       ": not a valid (POSIX extended) regular expression: " + reason);
     }
   }
   ~KeyFilter() {
@@ -61,12 +62,12 @@ long whole_number(const std::string& text) {
 }
 
 // An environment variable as a whole number; -1 when unset; InputError when set to anything else.
-long env_number(const char* name) {
+long env_number(const char* name, SettingSurface surface) {
   const char* value = std::getenv(name);
   if (!value) return -1;
   const long number = whole_number(value);
   if (number < 0)
-    throw InputError(std::string("--shard slurm: ") + name + " = '" + value +
+    throw InputError(written("shard", "slurm", surface) + ": " + name + " = '" + value +
                      "' is not a whole number");
   return number;
 }
@@ -76,24 +77,27 @@ long env_number(const char* name) {
 // CMB_SHARD_STEP stand in for the array's own size, first id and step when a resubmission runs
 // only some of the original ids (--array=2): the shard must keep its place in the whole.
 void set_slurm_shard(CampaignOptions& options) {
-  const long id = env_number("SLURM_ARRAY_TASK_ID");
+  const SettingSurface surface = options.surface;
+  const std::string option = written("shard", "slurm", surface);
+  const long id = env_number("SLURM_ARRAY_TASK_ID", surface);
   if (id < 0)
-    throw InputError(
-        "--shard slurm needs SLURM_ARRAY_TASK_ID: run it as a task of a Slurm job array "
-        "(sbatch --array=0-3 ...), or give --shard I/N");
-  long base = env_number("CMB_SHARD_BASE");
-  if (base < 0) base = env_number("SLURM_ARRAY_TASK_MIN");
-  long step = env_number("CMB_SHARD_STEP");
-  if (step < 0) step = std::max(1L, env_number("SLURM_ARRAY_TASK_STEP"));
-  long count = env_number("CMB_SHARD_COUNT");
-  if (count < 0) count = env_number("SLURM_ARRAY_TASK_COUNT");
+    throw InputError(option +
+                     " needs SLURM_ARRAY_TASK_ID: run it as a task of a Slurm job array "
+                     "(sbatch --array=0-3 ...), or give " +
+                     written("shard", "I/N", surface));
+  long base = env_number("CMB_SHARD_BASE", surface);
+  if (base < 0) base = env_number("SLURM_ARRAY_TASK_MIN", surface);
+  long step = env_number("CMB_SHARD_STEP", surface);
+  if (step < 0) step = std::max(1L, env_number("SLURM_ARRAY_TASK_STEP", surface));
+  long count = env_number("CMB_SHARD_COUNT", surface);
+  if (count < 0) count = env_number("SLURM_ARRAY_TASK_COUNT", surface);
   if (base < 0 || count < 1 || step < 1)
-    throw InputError(
-        "--shard slurm: the array's first task id and size are unknown (SLURM_ARRAY_TASK_MIN "
-        "and SLURM_ARRAY_TASK_COUNT, or CMB_SHARD_BASE and CMB_SHARD_COUNT)");
+    throw InputError(option +
+                     ": the array's first task id and size are unknown (SLURM_ARRAY_TASK_MIN "
+                     "and SLURM_ARRAY_TASK_COUNT, or CMB_SHARD_BASE and CMB_SHARD_COUNT)");
   if (id < base || (id - base) % step != 0 || (id - base) / step >= count) {
     std::ostringstream msg;
-    msg << "--shard slurm: task id " << id << " is not one of the " << count
+    msg << option << ": task id " << id << " is not one of the " << count
         << " ids of an array starting at " << base << " with step " << step
         << " (for a resubmission of some ids, set CMB_SHARD_COUNT and CMB_SHARD_BASE to those "
            "of the whole array)";
@@ -125,13 +129,46 @@ int default_jobs() {
   return std::max(1, cpus);
 }
 
+CampaignOptions campaign_options_from_json(const json& given) {
+  CampaignOptions options;
+  options.surface = SettingSurface::keywords;
+  if (!given.is_object()) throw InputError("campaign options must be an object");
+  auto refuse = [](const std::string& name, const json& value, const std::string& expected) {
+    throw InputError(name + "=" + excerpt(value) + ": expected " + expected);
+  };
+  for (const auto& [name, value] : given.items()) {
+    if (value.is_null()) continue;
+    if (name == "jobs") {
+      if (!value.is_number_integer() || value.get<double>() < 1 || value.get<double>() > 4096)
+        refuse(name, value, "a whole number from 1 to 4096");
+      options.jobs = value.get<int>();
+    } else if (name == "out" || name == "filter" || name == "shard") {
+      if (!value.is_string()) refuse(name, value, "a string");
+    } else if (name == "resume" || name == "force" || name == "dry_run" || name == "progress") {
+      if (!value.is_boolean()) refuse(name, value, "true or false");
+    } else {
+      throw InputError("unknown campaign option '" + name +
+                       "' (valid: jobs, out, filter, resume, force, shard, dry_run, progress)");
+    }
+  }
+  options.out_dir = given.value("out", json("")).is_string() ? given.value("out", "") : "";
+  options.filter = given.value("filter", json("")).is_string() ? given.value("filter", "") : "";
+  options.resume = given.value("resume", json(false)) == json(true);
+  options.force = given.value("force", json(false)) == json(true);
+  options.dry_run = given.value("dry_run", json(false)) == json(true);
+  const json shard = given.value("shard", json("1/1"));
+  set_shard(options, shard.is_string() ? shard.get<std::string>() : "1/1");
+  return options;
+}
+
 void set_shard(CampaignOptions& options, const std::string& text) {
   if (text == "slurm") return set_slurm_shard(options);
   const auto slash = text.find('/');
   const long index = slash == std::string::npos ? -1 : whole_number(text.substr(0, slash));
   const long count = slash == std::string::npos ? -1 : whole_number(text.substr(slash + 1));
   if (index < 1 || count < 1 || index > count || count > 1000000)
-    throw InputError("--shard expects I/N with 1 <= I <= N, or 'slurm', got '" + text + "'");
+    throw InputError(written("shard", text, options.surface) +
+                     ": expected I/N with 1 <= I <= N, or slurm");
   options.shard_index = static_cast<int>(index);
   options.shard_count = static_cast<int>(count);
 }
@@ -140,7 +177,7 @@ void set_shard(CampaignOptions& options, const std::string& text) {
 std::vector<const CampaignRun*> select_runs(const Campaign& campaign,
                                             const CampaignOptions& options) {
   std::vector<const CampaignRun*> selected;
-  const KeyFilter filter(options.filter);
+  const KeyFilter filter(options.filter, options.surface);
   std::size_t position = 0;
   for (const auto& run : campaign.runs) {
     if (!filter.matches(run.key)) continue;

@@ -25,6 +25,7 @@
 #include "harness/campaign/campaign_plan.hpp"
 #include "harness/campaign/campaign_workers.hpp"
 #include "harness/run/context.hpp"
+#include "harness/run/run_settings.hpp"
 #include "records/output.hpp"
 #include "records/results_file.hpp"
 
@@ -59,31 +60,35 @@ void check_output_dir(const Campaign& campaign, const CampaignOptions& options,
   const fs::path stored_file = out / "campaign.json";
   std::error_code ec;
   if (fs::exists(out, ec) && !fs::is_directory(out, ec))
-    throw OutputError("--out '" + out.string() + "' exists and is not a directory");
+    throw OutputError(spelled("out", options.surface) + " '" + out.string() +
+                      "' exists and is not a directory");
   if (!fs::exists(stored_file, ec)) {
     if (fs::exists(out / "results.json", ec) || fs::exists(out / "runs", ec))
       throw InputError("output directory '" + out.string() +
-                       "' holds results without a "
-                       "campaign.json: choose another --out");
+                       "' holds results without a campaign.json: choose another " +
+                       spelled("out", options.surface));
     return;
   }
+  const std::string resume = spelled("resume", options.surface);
+  const std::string other_out = spelled("out", options.surface);
   if (!options.resume)
     throw InputError("output directory '" + out.string() +
-                     "' already holds a campaign's results: "
-                     "use --resume to finish it or --out for a fresh directory");
+                     "' already holds a campaign's results: use " + resume + " to finish it or " +
+                     other_out + " for a fresh directory");
   json stored;
   try {
     stored = read_json_file(stored_file.string(), "'" + stored_file.string() + "'");
   } catch (const InputError& e) {
     throw InputError(std::string(e.what()) +
-                     ": cannot tell which campaign the directory holds (choose another --out)");
+                     ": cannot tell which campaign the directory holds (choose another " +
+                     other_out + ")");
   }
   if (stored == campaign.source || options.force) return;
-  throw InputError(
-      "--resume: '" + out.string() + "' holds campaign '" + stored.value("name", std::string("?")) +
-      "' with other settings (differs in: " + join(differing_keys(stored, campaign.source), ", ") +
-      "); its records were made with those: use a fresh --out, or --force to "
-      "resume anyway");
+  throw InputError("cannot resume: '" + out.string() + "' holds campaign '" +
+                   stored.value("name", std::string("?")) + "' with other settings (differs in: " +
+                   join(differing_keys(stored, campaign.source), ", ") +
+                   "); its records were made with those: use a fresh " + other_out + ", or " +
+                   spelled("force", options.surface) + " to resume anyway");
 }
 
 // The runs without a valid record. A record counts only if it parses and holds this run's key:
@@ -171,14 +176,14 @@ CampaignSummary write_results(const Campaign& campaign, const CampaignOptions& o
 }
 
 [[noreturn]] void stop_by_signal(workers::Active& active, const fs::path& out,
-                                 const Progress& progress) {
+                                 const Progress& progress, SettingSurface surface) {
   const int signal = workers::stop_signal_received();
   workers::stop_workers(active, out);
   progress.end_line();
   throw CampaignStopped(signal, "campaign stopped by signal " + std::to_string(signal) + " after " +
                                     std::to_string(progress.count()) + " of " +
-                                    std::to_string(progress.total()) +
-                                    " runs; finish it with --resume");
+                                    std::to_string(progress.total()) + " runs; finish it with " +
+                                    spelled("resume", surface));
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -204,7 +209,7 @@ std::size_t run_pool(const std::vector<const CampaignRun*>& pending, const fs::p
     int wstatus = 0;
     const pid_t pid =
         workers::stop_signal_received() ? -1 : workers::wait_for_worker(active, wstatus);
-    if (workers::stop_signal_received()) stop_by_signal(active, out, progress);
+    if (workers::stop_signal_received()) stop_by_signal(active, out, progress, options.surface);
     if (pid < 0 && errno == EINTR) continue;
     if (pid < 0) break;
     const workers::Worker worker = active.at(pid);
@@ -215,7 +220,8 @@ std::size_t run_pool(const std::vector<const CampaignRun*>& pending, const fs::p
       throw OutputError("campaign stopped: a worker could not write the results of " +
                         worker.run->key + " into '" + out.string() +
                         "' (its message is above); "
-                        "the runs recorded so far are kept: make room and finish with --resume");
+                        "the runs recorded so far are kept: make room and finish with " +
+                        spelled("resume", options.surface));
     }
     const fs::path record = out / "runs" / (worker.run->file + ".json");
     internal_errors += workers::record_ended_worker(worker, wstatus, record);
@@ -257,8 +263,9 @@ void time_one_at_a_time(const std::vector<const CampaignRun*>& selected, const f
       workers::stop_workers(active, out);
       throw CampaignStopped(signal, "campaign stopped by signal " + std::to_string(signal) +
                                         " while timing run " + std::to_string(i + 1) + " of " +
-                                        std::to_string(waiting.size()) +
-                                        "; finish it with --resume (it times the rest)");
+                                        std::to_string(waiting.size()) + "; finish it with " +
+                                        spelled("resume", options.surface) +
+                                        " (it times the rest)");
     }
     if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == workers::kOutputFailed)
       throw OutputError("campaign stopped: the timing of " + run.key + " could not be written");

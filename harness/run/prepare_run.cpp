@@ -79,10 +79,10 @@ StepperSettings stepper_settings(const RunConfig& c, const StepperSpec& stepper)
   return s;
 }
 
-[[noreturn]] void too_many_samples(double count, double sample_dt) {
+[[noreturn]] void too_many_samples(double count, double sample_dt, SettingSurface surface) {
   std::ostringstream msg;
-  msg << "sample_dt = " << sample_dt << " asks for " << count << " samples; at most " << kMaxSamples
-      << " are recorded per run (choose a larger sample_dt)";
+  msg << written("sample_dt", sample_dt, surface) << " asks for " << count << " samples; at most "
+      << kMaxSamples << " are recorded per run (choose a larger sample_dt)";
   throw InputError(msg.str());
 }
 
@@ -106,13 +106,13 @@ std::vector<double> make_sample_times(const PreparedRun& run, double sample_dt) 
     }
     const long every = std::max(1L, std::lround(std::min(sample_dt / dt, steps)));
     if (total / every > kMaxSamples)
-      too_many_samples(static_cast<double>(total / every), sample_dt);
+      too_many_samples(static_cast<double>(total / every), sample_dt, run.config.surface);
     for (long k = every; k < total; k += every) times.push_back(k * dt);
     times.push_back(total * dt);
     return times;
   }
   const double wanted = run.t_end / sample_dt;
-  if (!(wanted <= kMaxSamples + 0.5)) too_many_samples(wanted, sample_dt);
+  if (!(wanted <= kMaxSamples + 0.5)) too_many_samples(wanted, sample_dt, run.config.surface);
   const long count = std::max(1L, std::lround(wanted));
   for (long k = 1; k < count; ++k) times.push_back(run.t_end * k / count);
   times.push_back(run.t_end);
@@ -169,7 +169,7 @@ PreparedRun prepare_run(const RunConfig& given) {
   const auto t_end_param = config.problem_params.find("t_end");
   if (config.t_end && t_end_param != config.problem_params.end() &&
       *t_end_param != nlohmann::json(*config.t_end))
-    throw InputError("two horizons are given: t_end = " + format_number(*config.t_end) +
+    throw InputError("two horizons are given: " + written("t_end", *config.t_end, config.surface) +
                      " as a run setting and " + t_end_param->dump() +
                      " as a parameter of problem '" + config.problem + "': give one");
   if (config.initial.perturb_position != 0.0 && run.problem->sizes().mh == 0)

@@ -1,8 +1,10 @@
 #include "harness/run/run_settings.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
@@ -26,24 +28,6 @@ std::vector<std::string> setting_names() {
   return names;
 }
 
-// The setting with its value as the caller wrote it: "--max-steps 0", "max_steps=0".
-std::string as_written(const RunSetting& s, const json& value, SettingSurface surface) {
-  // The command line's text as typed ('' when empty), anything else as JSON.
-  const bool typed = value.is_string() && surface == SettingSurface::command_line;
-  const std::string text = !typed                             ? excerpt(value)
-                           : value.get<std::string>().empty() ? "''"
-                                                              : value.get<std::string>();
-  switch (surface) {
-    case SettingSurface::command_line:
-      return s.flag + " " + text;
-    case SettingSurface::keywords:
-      return s.name + "=" + text;
-    case SettingSurface::campaign:
-      break;
-  }
-  return s.name + " = " + text;
-}
-
 }  // namespace
 
 const RunSetting* find_run_setting(const std::string& name) {
@@ -59,8 +43,12 @@ std::string spelled(const RunSetting& setting, SettingSurface surface) {
 std::string spelled(const std::string& name, SettingSurface surface) {
   const RunSetting* setting = find_run_setting(name);
   switch (surface) {
-    case SettingSurface::command_line:
-      return setting ? setting->flag : "--" + name;
+    case SettingSurface::command_line: {
+      if (setting) return setting->flag;
+      std::string flag = "--" + name;  // an option of another command: dry_run is --dry-run
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      return flag;
+    }
     case SettingSurface::keywords:
       return name + "=";
     case SettingSurface::campaign:
@@ -73,6 +61,23 @@ std::string spelled_with(const std::string& name, const std::string& value,
                          SettingSurface surface) {
   const std::string written = spelled(name, surface);
   return surface == SettingSurface::keywords ? written + value : written + " " + value;
+}
+
+std::string written(const std::string& name, const json& value, SettingSurface surface) {
+  // The command line's text as typed ('' when empty), anything else as JSON.
+  const bool typed = value.is_string() && surface == SettingSurface::command_line;
+  const std::string text = !typed                             ? excerpt(value)
+                           : value.get<std::string>().empty() ? "''"
+                                                              : value.get<std::string>();
+  switch (surface) {
+    case SettingSurface::command_line:
+      return spelled(name, surface) + " " + text;
+    case SettingSurface::keywords:
+      return name + "=" + text;
+    case SettingSurface::campaign:
+      break;
+  }
+  return name + " = " + text;
 }
 
 bool set_at_top_level(const RunSetting& setting) {
@@ -117,9 +122,18 @@ std::string value_problem(const RunSetting& s, const json& value) {
 }
 
 json value_from_text(const RunSetting& s, const std::string& text) {
-  if (s.type == SettingType::number || s.type == SettingType::count) {
-    const json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (!parsed.is_discarded() && parsed.is_number()) return parsed;
+  // What the C library reads as a number (.001, 1., +1e-8; a count in decimal digits), all of
+  // the text; anything else stays text, which the table refuses.
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  if (s.type == SettingType::number && !text.empty()) {
+    const double value = std::strtod(begin, &end);
+    if (end == begin + text.size()) return value;
+  }
+  if (s.type == SettingType::count && !text.empty()) {
+    errno = 0;
+    const long long value = std::strtoll(begin, &end, 10);
+    if (end == begin + text.size() && errno == 0) return value;
   }
   return text;
 }
@@ -136,7 +150,7 @@ void apply_run_settings(RunConfig& config, const json& settings, SettingSurface 
         throw InputError("give " + spelled(*s, surface) + " or " + spelled(other, surface) +
                          ", not both");
     const std::string problem = value_problem(*s, value);
-    if (!problem.empty()) throw InputError(as_written(*s, value, surface) + ": " + problem);
+    if (!problem.empty()) throw InputError(written(s->name, value, surface) + ": " + problem);
   }
   for (const auto& s : run_settings())
     if (settings.contains(s.name) && !settings[s.name].is_null())
@@ -148,7 +162,7 @@ void check_run_settings(const RunConfig& config) {
     const json value = s.read(config);
     if (value.is_null()) continue;
     const std::string problem = value_problem(s, value);
-    if (!problem.empty()) throw InputError(as_written(s, value, config.surface) + ": " + problem);
+    if (!problem.empty()) throw InputError(written(s.name, value, config.surface) + ": " + problem);
   }
 }
 

@@ -41,7 +41,8 @@ struct RunSetting {
 const std::vector<RunSetting>& run_settings();
 // The setting called `name`, or nullptr.
 const RunSetting* find_run_setting(const std::string& name);
-// The setting as `surface` spells it: "--max-steps", "max_steps=" or "max_steps".
+// The setting as `surface` spells it: "--max-steps", "max_steps=" or "max_steps"; a name not in
+// the table (a campaign option: dry_run) the same way ("--dry-run", "dry_run=").
 std::string spelled(const RunSetting& setting, SettingSurface surface);
 // The name spelled as `surface` does, for messages of later checks that name a setting.
 std::string spelled(const std::string& name, SettingSurface surface);
@@ -50,6 +51,9 @@ std::string spelled(const std::string& name, SettingSurface surface);
 // entries.
 bool set_at_top_level(const RunSetting& setting);
 
+// The name with a value as `surface` writes it, for messages: "--max-steps 0", "max_steps=0",
+// "--shard 4/3", "shard=\"4/3\"" (the command line's text as typed, other values as JSON).
+std::string written(const std::string& name, const nlohmann::json& value, SettingSurface surface);
 // The name with a value, as `surface` writes it: "--integrator ida", "integrator=ida".
 std::string spelled_with(const std::string& name, const std::string& value, SettingSurface surface);
 
@@ -59,7 +63,8 @@ std::string expected_value(const RunSetting& setting);
 // 0").
 std::string value_problem(const RunSetting& setting, const nlohmann::json& value);
 // Command-line text as the JSON value the table checks: numbers for number and count settings
-// (text that is no number stays text, and is refused by value_problem), text otherwise.
+// (as strtod and decimal strtoll read all of it; other text stays text, and is refused by
+// value_problem), text otherwise.
 nlohmann::json value_from_text(const RunSetting& setting, const std::string& text);
 
 // Applies the given settings (name → value; null values are skipped) to `config`: each value is

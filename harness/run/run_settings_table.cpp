@@ -114,7 +114,7 @@ void add_limit_settings(std::vector<RunSetting>& t) {
   t.push_back(in_range(setting(
                            "repeat", "--repeat", "repeat", SettingType::count,
                            "timed repetitions after the instrumented run: at least this many "
-                           "(0: none), more until they took timing_min_s together",
+                           "(0: none), more until they took the timing minimum together",
                            [](C& c, const json& v) { c.repeat = v.get<int>(); },
                            [](const C& c) { return json(c.repeat); }),
                        0.0, kMaxRepeat, false));
@@ -153,7 +153,8 @@ void add_reference_and_start_settings(std::vector<RunSetting>& t) {
       [](const C& c) { return json(c.reference); }));
   t.push_back(setting(
       "reference_cache", "--reference-cache", "reference_cache", SettingType::path,
-      "directory of cached self-converged references",
+      "directory of cached self-converged references (a campaign's default: "
+      "references/ beside its output directory)",
       [](C& c, const json& v) { c.reference_cache = v.get<std::string>(); },
       [](const C& c) { return json(c.reference_cache); }));
   t.push_back(choice(

@@ -49,17 +49,9 @@ py::tuple run(const std::string& request, bool with_series) {
 std::string campaign(const std::string& text, const std::string& origin,
                      const std::string& options) {
   const json o = json::parse(options);
-  cmb::CampaignOptions settings;
-  if (o.contains("jobs") && !o["jobs"].is_null()) settings.jobs = o["jobs"].get<int>();
-  settings.out_dir = o.value("out", "");
-  settings.filter = o.value("filter", "");
-  settings.resume = o.value("resume", false);
-  settings.force = o.value("force", false);
-  settings.dry_run = o.value("dry_run", false);
-  cmb::set_shard(settings, o.value("shard", "1/1"));
-  if (settings.jobs < 1) throw cmb::InputError("jobs must be >= 1");
+  cmb::CampaignOptions settings = cmb::campaign_options_from_json(o);
   cmb::cli::ConsoleProgress console;
-  if (o.value("progress", false)) settings.progress = &console;
+  if (o.value("progress", json(false)) == json(true)) settings.progress = &console;
   cmb::CampaignSummary summary;
   {
     py::gil_scoped_release release;

@@ -136,9 +136,10 @@ def campaign(file_or_dict, *, jobs=None, out=None, filter=None, resume=False, fo
             text = files.read_text(origin, "campaign file")
         except files.InputFileError as e:
             raise InputError(str(e)) from None
-    options = {"jobs": jobs, "out": os.fspath(out) if out else "", "filter": filter or "",
-               "resume": resume, "force": force, "shard": shard or "1/1", "dry_run": dry_run,
-               "progress": progress}
+    # As given: the C++ reader checks each (None: the default).
+    options = {"jobs": jobs, "out": os.fspath(out) if isinstance(out, os.PathLike) else out,
+               "filter": filter, "resume": resume, "force": force, "shard": shard,
+               "dry_run": dry_run, "progress": progress}
     return json.loads(_call(lambda c: c.campaign, text, origin, json.dumps(options)))
 
 

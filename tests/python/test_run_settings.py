@@ -184,3 +184,63 @@ def test_the_former_disagreements_are_refused_everywhere(flag, text, python):
     name, value = next(iter(python.items()))
     with pytest.raises(cmbench.InputError, match=f"^{name}={re.escape(json.dumps(value))}: expected"):
         cmbench.run("simple_pendulum", "index1", "rk4", dt=0.01, **python)
+
+
+# cmbench.campaign's options: what type each takes.
+CAMPAIGN = {"name": "options", "repeat": 0, "problems": [{"id": "simple_pendulum", "t_end": 0.05}],
+            "methods": [{"id": "index1"}], "steppers": [{"id": "rk4", "dt": 0.01}]}
+OPTION_TYPES = {"jobs": "a whole number from 1 to 4096", "out": "a string", "filter": "a string",
+                "shard": "a string", "resume": "true or false", "force": "true or false",
+                "dry_run": "true or false", "progress": "true or false"}
+
+
+def well_typed(name, value):
+    if OPTION_TYPES[name] == "a string":
+        return isinstance(value, str)
+    if OPTION_TYPES[name] == "true or false":
+        return isinstance(value, bool)
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 4096
+
+
+@hypothesis_settings(max_examples=120, derandomize=True, deadline=None, database=None,
+                     suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(sorted(OPTION_TYPES)), value=VALUES)
+def test_campaign_options_are_checked_and_named_as_python_writes_them(tmp_path, monkeypatch,
+                                                                      name, value):
+    monkeypatch.chdir(tmp_path)  # an `out` of any text stays here
+    options = {"out": str(tmp_path / "out"), "dry_run": True, name: value}
+    try:
+        cmbench.campaign(CAMPAIGN, **options)
+        message = ""
+    except cmbench.InputError as e:
+        message = str(e)
+    refused_for_type = message.startswith(f"{name}=") and \
+        message.endswith(f": expected {OPTION_TYPES[name]}")
+    assert refused_for_type == (not well_typed(name, value)), message
+
+
+def test_campaign_messages_name_options_as_the_caller_writes_them(tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(CAMPAIGN))
+    out = tmp_path / "out"
+    assert cli("campaign", path, "--out", out, "--jobs", 1).returncode == 0
+    again = cli("campaign", path, "--out", out)
+    assert again.returncode == 2 and "use --resume to finish it or --out" in again.stderr
+    with pytest.raises(cmbench.InputError, match="use resume= to finish it or out= "):
+        cmbench.campaign(str(path), out=out)
+    changed = dict(CAMPAIGN, repeat=1)
+    with pytest.raises(cmbench.InputError, match=r"^cannot resume: .*or force= to resume anyway"):
+        cmbench.campaign(changed, out=out, resume=True)
+    with pytest.raises(cmbench.InputError, match=r'^shard="3/2": expected I/N'):
+        cmbench.campaign(CAMPAIGN, out=tmp_path / "other", shard="3/2")
+    bad_shard = cli("campaign", path, "--out", tmp_path / "third", "--shard", "3/2")
+    assert bad_shard.returncode == 2 and "--shard 3/2: expected I/N" in bad_shard.stderr
+
+
+@pytest.mark.parametrize("text", [".01", "0.01", "1e-2", "+0.01", "0.010"])
+def test_the_command_line_reads_numbers_as_the_c_library_does(text):
+    # Numbers written as people type them, not only as JSON spells them; a count in decimal.
+    out = cli("run", "--problem", "simple_pendulum", "--method", "index1", "--stepper", "rk4",
+              "--t-end", "0.05", "--repeat", "0", "--dt", text, "--max-steps", "010")
+    assert out.returncode == 0, out.stderr
+    assert "/dt=0.01/" in out.stdout
