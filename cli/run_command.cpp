@@ -1,6 +1,7 @@
 // `cmbench run`: one problem, one method, one stepper; the record and series written both or
 // neither; a watchdog for runs stuck past their time limit.
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -31,39 +32,38 @@ void apply_param(RunConfig& config, const std::string& assignment) {
   cmb::apply_param(config, key, value);
 }
 
-std::string fmt(const nlohmann::json& value, const char* format = "%.3g") {
-  if (!value.is_number()) return "n/a";
+std::string fmt(double value, const char* format = "%.3g") {
+  if (!std::isfinite(value)) return "n/a";
   char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value.get<double>());
+  std::snprintf(buffer, sizeof buffer, format, value);
   return buffer;
 }
 
-void print_summary(const nlohmann::json& r) {
+void print_summary(const RunRecord& r) {
   std::ostringstream out;
-  out << r["key"].get<std::string>() << ": " << r["status"].get<std::string>();
-  if (!r["message"].get<std::string>().empty())
-    out << " (" << r["message"].get<std::string>() << ")";
+  out << r.key << ": " << to_string(r.status);
+  if (!r.message.empty()) out << " (" << r.message << ")";
   out << "\n";
-  if (r.contains("metrics")) {
-    const auto& m = r["metrics"];
-    if (m["error"].is_object())
-      out << "  error   final max abs " << fmt(m["error"]["final_abs_max"]) << ", max abs over "
-          << "samples " << fmt(m["error"]["max_abs"]) << ", scd " << fmt(m["error"]["scd"], "%.2f")
-          << " (reference: " << r["reference"]["kind"].get<std::string>() << ")\n";
-    out << "  drift   position max " << fmt(m["drift"]["position"]["max"]) << ", velocity max "
-        << fmt(m["drift"]["velocity"]["max"]) << "\n";
-    if (m["energy"].is_object())
-      out << "  energy  max |E - E0| " << fmt(m["energy"]["max_abs"])
-          << " (E0 = " << fmt(m["energy"]["E0"], "%.6g") << ")\n";
-    const auto& w = r["work"];
-    out << "  work    " << w["rhs_calls"] << " RHS calls, " << w["steps_accepted"]
-        << " steps accepted, " << w["steps_rejected"] << " rejected\n";
-    const auto& t = r["timing"];
-    out << "  time    instrumented " << fmt(t["instrumented_s"]) << " s";
-    if (t["min_s"].is_number())
-      out << "; over " << t["repetitions"] << " repetitions: CPU min " << fmt(t["cpu_min_s"])
-          << " s (spread " << fmt(t["cpu_spread"], "%.2f") << "), wall min " << fmt(t["min_s"])
-          << " s, median " << fmt(t["median_s"]) << " s";
+  if (r.metrics && r.work && r.timing) {
+    const RunMetrics& m = *r.metrics;
+    if (m.error)
+      out << "  error   final max abs " << fmt(m.error->final_abs_max) << ", max abs over "
+          << "samples " << fmt(m.error->max_abs) << ", scd " << fmt(m.error->scd, "%.2f")
+          << " (reference: " << (r.reference ? r.reference->kind : "none") << ")\n";
+    out << "  drift   position max " << fmt(m.position_drift.max) << ", velocity max "
+        << fmt(m.velocity_drift.max) << "\n";
+    if (m.energy)
+      out << "  energy  max |E - E0| " << fmt(m.energy->max_abs)
+          << " (E0 = " << fmt(m.energy->E0, "%.6g") << ")\n";
+    const RunWork& w = *r.work;
+    out << "  work    " << w.rhs_calls << " RHS calls, " << w.steps_accepted << " steps accepted, "
+        << w.steps_rejected << " rejected\n";
+    const TimingRecord& t = *r.timing;
+    out << "  time    instrumented " << fmt(t.instrumented_s) << " s";
+    if (std::isfinite(t.min_s) && t.cpu)
+      out << "; over " << t.repetitions << " repetitions: CPU min " << fmt(t.cpu->min_s)
+          << " s (spread " << fmt(t.cpu->spread, "%.2f") << "), wall min " << fmt(t.min_s)
+          << " s, median " << fmt(t.median_s) << " s";
     out << "\n";
   }
   std::cout << out.str();
@@ -87,7 +87,7 @@ void write_outputs(const std::string& out_path, const RunResult& result,
     });
   if (out_path.empty()) return;
   try {
-    write_file_atomically(out_path, result.record.dump(2) + "\n");
+    write_run_record(out_path, result.record, 2);
   } catch (const OutputError&) {
     // Never a device or FIFO (as root, removing /dev/null would delete the node).
     std::error_code ec;
@@ -140,20 +140,19 @@ int run_with(RunConfig config, const std::vector<std::string>& params, const std
   PreparedRun run = prepare_run(config);
   check_outputs(out_path, series_path);
   const double limit = run.config.limits.wall_time_limit;
-  nlohmann::json stopped = record_header(run);
+  RunRecord stopped = record_header(run);
   Watchdog watchdog(limit > 0 ? limit + time_limit_margin(limit) : 0.0, [&] {
     std::ostringstream why;
     why << "wall-time limit reached: the run was stopped " << limit + time_limit_margin(limit)
         << " s after it started (limit " << limit << " s plus margin; the limit is otherwise "
         << "checked between steps)";
-    stopped["status"] = to_string(RunStatus::time_limit);
-    stopped["message"] = why.str();
-    stopped["context"] = run_context();
+    stopped.status = RunStatus::time_limit;
+    stopped.message = why.str();
+    stopped.context = run_context();
     int code = 1;
     try {
-      if (!out_path.empty()) write_file_atomically(out_path, stopped.dump(2) + "\n");
-      std::cout << stopped["key"].get<std::string>() << ": time_limit (" << why.str() << ")"
-                << std::endl;
+      if (!out_path.empty()) write_run_record(out_path, stopped, 2);
+      std::cout << stopped.key << ": time_limit (" << why.str() << ")" << std::endl;
     } catch (const OutputError& e) {
       std::cerr << "cmbench: error: " << e.what() << std::endl;
       code = 2;
@@ -162,14 +161,14 @@ int run_with(RunConfig config, const std::vector<std::string>& params, const std
   });
   const RunResult result = run_with_reference(run);
   watchdog.cancel();
-  if (result.status == RunStatus::invalid_input) {
+  if (result.record.status == RunStatus::invalid_input) {
     // Bad input found while starting the run (e.g. an inconsistent initial state): nothing is
     // written, as for any other input error.
-    throw InputError(result.record["message"].get<std::string>());
+    throw InputError(result.record.message);
   }
   write_outputs(out_path, result, series_path);
   print_summary(result.record);
-  return result.status == RunStatus::ok ? 0 : 1;
+  return result.record.status == RunStatus::ok ? 0 : 1;
 }
 
 // What `cmbench run` parses: the run settings as text, one per row of the settings table

@@ -32,6 +32,9 @@ class MethodStats {
   void note_min(const char* name, double value) { note(minima_, name, value, true); }
   void note_max(const char* name, double value) { note(maxima_, name, value, false); }
   void set_enabled(bool enabled) { enabled_ = enabled; }
+  const std::map<std::string, long, std::less<>>& counters() const { return counters_; }
+  const std::map<std::string, double, std::less<>>& minima() const { return minima_; }
+  const std::map<std::string, double, std::less<>>& maxima() const { return maxima_; }
   nlohmann::json to_json() const {
     nlohmann::json out(counters_);
     for (const auto& [name, value] : minima_) out[name] = value;

@@ -1,6 +1,7 @@
 // Run records (runs/<stem>.json, `cmbench run --out`), as a campaign's resume and results pass
 // read them: any bytes must either load or be rejected with an InputError. A record that loads
-// has a status of the enum and run file names that stay in their folder of the result directory.
+// has a non-empty key and run file names that stay in their folder of the result directory, and
+// the writer gives back the document that was read (nothing dropped, nothing invented).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/json_input.hpp"
 #include "records/results_file.hpp"
 
 namespace {
@@ -17,26 +19,27 @@ void require(bool condition) {
 }
 
 // Lexically, `name` under a result directory stays in runs/ or series/, one level down.
-void require_confined(const nlohmann::json& name) {
-  if (!name.is_string()) return;
+void require_confined(const std::string& name) {
   const std::filesystem::path base("/set");
-  const std::filesystem::path file = (base / name.get<std::string>()).lexically_normal();
+  const std::filesystem::path file = (base / name).lexically_normal();
   require(file.parent_path() == base / "runs" || file.parent_path() == base / "series");
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  nlohmann::json record;
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  cmb::RunRecord record;
   try {
-    record = cmb::parse_record(std::string(reinterpret_cast<const char*>(data), size), "fuzz");
+    record = cmb::parse_record(text, "fuzz");
   } catch (const cmb::InputError&) {
     return 0;
   }
-  require(cmb::run_status_from(record["status"].get<std::string>()).has_value());
-  require(!record["key"].get<std::string>().empty());
-  const nlohmann::json files = record.value("files", nlohmann::json());
-  if (files.is_object())
-    for (const auto& [kind, name] : files.items()) require_confined(name);
+  require(!record.key.empty());
+  if (record.files) {
+    require_confined(record.files->record);
+    if (record.files->series) require_confined(*record.files->series);
+  }
+  require(cmb::to_json(record) == cmb::parse_json_input(text, "fuzz"));
   return 0;
 }

@@ -29,10 +29,10 @@ ResultsFile load(const std::string& where) {
   return file;
 }
 
-// Key → run. Keys are unique and strings: validate_results checked.
-std::map<std::string, json> runs_by_key(const json& doc) {
-  std::map<std::string, json> runs;
-  for (const auto& run : doc["runs"]) runs.emplace(run["key"].get<std::string>(), run);
+// Key → run. Keys are unique in a results file: load_results checked.
+std::map<std::string, const RunRecord*> runs_by_key(const ResultsFile& file) {
+  std::map<std::string, const RunRecord*> runs;
+  for (const auto& run : file.runs) runs.emplace(run.key, &run);
   return runs;
 }
 
@@ -59,21 +59,23 @@ bool same(const json& x, const json& y, double rel_tol) {
   return x == y;
 }
 
-// What a run computed, without timings or the machine context.
-json comparable(const json& run) {
-  return {{"status", run.value("status", "")},
-          {"metrics", run.value("metrics", json())},
-          {"work", run.value("work", json())}};
+// What a run computed, without timings or the machine context: its status, metrics and work
+// as the record writes them (a number within rel_tol is the same number).
+json comparable(const RunRecord& run) {
+  return {{"status", to_string(run.status)},
+          {"metrics", run.metrics ? to_json(*run.metrics) : json()},
+          {"work", run.work ? to_json(*run.work) : json()}};
 }
 
-json at(const json& run, std::initializer_list<const char*> path) {
-  const json* node = &run;
-  for (const char* key : path) {
-    if (!node->is_object() || !node->contains(key)) return json();
-    node = &(*node)[key];
-  }
-  return *node;
+json number_or_null(double value) { return std::isfinite(value) ? json(value) : json(); }
+
+double max_error(const RunRecord& run) {
+  return run.metrics && run.metrics->error ? run.metrics->error->max_abs : NAN;
 }
+double max_position_drift(const RunRecord& run) {
+  return run.metrics ? run.metrics->position_drift.max : NAN;
+}
+json rhs_calls(const RunRecord& run) { return run.work ? json(run.work->rhs_calls) : json(); }
 
 std::string number_text(const json& value) {
   if (!value.is_number()) return "-";
@@ -82,23 +84,19 @@ std::string number_text(const json& value) {
   return buffer;
 }
 
-double run_seconds(const json& run) {
-  const json min = at(run, {"timing", "min_s"});
-  const json instrumented = at(run, {"timing", "instrumented_s"});
-  return min.is_number()            ? min.get<double>()
-         : instrumented.is_number() ? instrumented.get<double>()
-                                    : NAN;
+// The run's time: its fastest repetition, or the instrumented run when it was not repeated.
+double run_seconds(const RunRecord& run) {
+  if (!run.timing) return NAN;
+  return std::isfinite(run.timing->min_s) ? run.timing->min_s : run.timing->instrumented_s;
 }
 
-json change_json(const std::string& key, const json& a, const json& b) {
+json change_json(const std::string& key, const RunRecord& a, const RunRecord& b) {
   return {{"key", key},
-          {"status", {a.value("status", ""), b.value("status", "")}},
-          {"max_error",
-           {at(a, {"metrics", "error", "max_abs"}), at(b, {"metrics", "error", "max_abs"})}},
+          {"status", {to_string(a.status), to_string(b.status)}},
+          {"max_error", {number_or_null(max_error(a)), number_or_null(max_error(b))}},
           {"max_position_drift",
-           {at(a, {"metrics", "drift", "position", "max"}),
-            at(b, {"metrics", "drift", "position", "max"})}},
-          {"rhs_calls", {at(a, {"work", "rhs_calls"}), at(b, {"work", "rhs_calls"})}}};
+           {number_or_null(max_position_drift(a)), number_or_null(max_position_drift(b))}},
+          {"rhs_calls", {rhs_calls(a), rhs_calls(b)}}};
 }
 
 void print_change(std::ostream& out, const json& change) {
@@ -127,9 +125,9 @@ struct Comparison {
   double time_ratio() const { return timed ? std::exp(log_ratio_sum / timed) : NAN; }
 };
 
-Comparison compare_runs(const json& a_doc, const json& b_doc, double rel_tol) {
-  const auto a = runs_by_key(a_doc);
-  const auto b = runs_by_key(b_doc);
+Comparison compare_runs(const ResultsFile& a_file, const ResultsFile& b_file, double rel_tol) {
+  const auto a = runs_by_key(a_file);
+  const auto b = runs_by_key(b_file);
   Comparison c;
   c.runs_a = a.size();
   c.runs_b = b.size();
@@ -139,14 +137,13 @@ Comparison compare_runs(const json& a_doc, const json& b_doc, double rel_tol) {
       c.only_a.push_back(key);
       continue;
     }
-    const json& run_b = found->second;
-    if (same(comparable(run_a), comparable(run_b), rel_tol))
+    const RunRecord& run_b = *found->second;
+    if (same(comparable(*run_a), comparable(run_b), rel_tol))
       ++c.identical;
     else
-      c.changes.push_back(change_json(key, run_a, run_b));
-    const double ta = run_seconds(run_a), tb = run_seconds(run_b);
-    if (run_a.value("status", "") == "ok" && run_b.value("status", "") == "ok" && ta > 0 &&
-        tb > 0) {
+      c.changes.push_back(change_json(key, *run_a, run_b));
+    const double ta = run_seconds(*run_a), tb = run_seconds(run_b);
+    if (run_a->status == RunStatus::ok && run_b.status == RunStatus::ok && ta > 0 && tb > 0) {
       c.log_ratio_sum += std::log(tb / ta);
       ++c.timed;
     }
@@ -202,7 +199,7 @@ int compare_results(const std::string& a_path, const std::string& b_path,
 int compare_results(const ResultsFile& a_file, const ResultsFile& b_file,
                     const CompareOptions& options, std::ostream& out) {
   check_options(options);
-  const Comparison c = compare_runs(a_file.doc, b_file.doc, options.rel_tol);
+  const Comparison c = compare_runs(a_file, b_file, options.rel_tol);
   print_comparison(out, c, a_file.name, b_file.name, options);
   if (!options.json_out.empty())
     write_file_atomically(

@@ -227,24 +227,25 @@ json merge_documents(const std::vector<ResultsFile>& inputs, bool force,
   if (!force) check_same_origin(inputs);
   json runs = json::array();
   struct Kept {
-    std::size_t position;  // in runs
-    std::size_t input;     // where it came from, for the message
+    json outcome;       // of the first record of the run
+    std::size_t input;  // where it came from, for the message
   };
   std::map<std::string, Kept> kept;
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    for (const auto& run : inputs[i].doc["runs"]) {
-      const std::string& key = run["key"].get_ref<const std::string&>();
-      const auto [found, inserted] = kept.emplace(key, Kept{runs.size(), i});
-      if (inserted) {
-        runs.push_back(run);
+    for (const RunRecord& run : inputs[i].runs) {
+      json record = to_json(run);
+      const auto found = kept.find(run.key);
+      if (found == kept.end()) {
+        kept.emplace(run.key, Kept{outcome(record), i});
+        runs.push_back(std::move(record));
         if (origins) origins->push_back(i);
         continue;
       }
-      const json first = outcome(runs[found->second.position]), second = outcome(run);
-      if (first != second)
-        throw InputError("run '" + key + "' is recorded differently in '" +
+      const json second = outcome(std::move(record));
+      if (found->second.outcome != second)
+        throw InputError("run '" + run.key + "' is recorded differently in '" +
                          inputs[found->second.input].name + "' and '" + inputs[i].name +
-                         "' (differs in: " + differing_fields(first, second) +
+                         "' (differs in: " + differing_fields(found->second.outcome, second) +
                          "): merge only one of those inputs");
     }
   json merged = inputs.front().doc;

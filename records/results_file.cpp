@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
+#include "records/json_fields.hpp"
 
 namespace cmb {
 
@@ -26,7 +27,7 @@ std::string a_or_an(const std::string& type_name) {
 // The member `key` of `object` (found at `where`), which must exist and have type `type`.
 const json& member(const json& object, const std::string& where, const char* key,
                    json::value_t type, const std::string& name) {
-  const std::string path = where.empty() ? key : where + "." + key;
+  const std::string path = json_pointer_append(where, key);
   const auto found = object.find(key);
   if (found == object.end()) invalid(name, path, "is missing");
   if (found->type() != type)
@@ -49,40 +50,34 @@ bool confined_name(const std::string& name, const std::string& folder,
          stem.find('\0') == std::string::npos && stem.front() != '.';
 }
 
-void validate_files(const json& run, const std::string& where, const std::string& name) {
-  const auto found = run.find("files");
-  if (found == run.end() || found->is_null()) return;
-  if (!found->is_object())
-    invalid(name, where + ".files", std::string("must be an object, found ") + found->type_name());
-  static const std::map<std::string, std::pair<std::string, std::string>> kinds = {
-      {"record", {"runs", ".json"}}, {"series", {"series", ".csv"}}};
-  for (const auto& [kind, file] : found->items()) {
-    const std::string path = where + ".files." + kind;
-    const auto layout = kinds.find(kind);
-    if (layout == kinds.end()) invalid(name, path, "is not a run file (record, series)");
-    if (file.is_null()) continue;
-    if (!file.is_string() ||
-        !confined_name(file.get<std::string>(), layout->second.first, layout->second.second))
-      invalid(name, path,
-              "must be null or \"" + layout->second.first + "/<name>" + layout->second.second +
-                  "\" (a file directly in " + layout->second.first + "/, no '..'), found " +
-                  excerpt(file, 60));
+void check_file_name(const std::string& file, const std::string& folder,
+                     const std::string& extension, const std::string& pointer,
+                     const std::string& name) {
+  if (!confined_name(file, folder, extension))
+    invalid(name, pointer,
+            "must be \"" + folder + "/<name>" + extension + "\" (a file directly in " + folder +
+                "/, no '..'), found " + excerpt(json(file), 60));
+}
+
+// Two records of one run cannot be told apart by key: compare would see one, merge keep one.
+// Checked before the records are read, so a file that holds a run twice says so first.
+void refuse_repeated_keys(const json& runs, const std::string& name) {
+  std::map<std::string, std::size_t> first_index;  // key → where it was first seen
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto key = runs[i].is_object() ? runs[i].find("key") : runs[i].end();
+    if (key == runs[i].end() || !key->is_string()) continue;  // the record's reader says why
+    const auto [seen, inserted] = first_index.emplace(key->get<std::string>(), i);
+    if (!inserted)
+      invalid(name, "/runs/" + std::to_string(i) + "/key",
+              "'" + seen->first + "' repeats /runs/" + std::to_string(seen->second) +
+                  "/key (a run is recorded twice)");
   }
 }
 
-void validate_runs(const json& runs, const std::string& name) {
-  std::map<std::string, std::size_t> first_index;  // key → where it was first seen
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const std::string where = "runs[" + std::to_string(i) + "]";
-    validate_record(runs[i], where, name);
-    const std::string& text = runs[i]["key"].get_ref<const std::string&>();
-    // Two records of one run cannot be told apart by key: compare would see one, merge keep one.
-    const auto [seen, inserted] = first_index.emplace(text, i);
-    if (!inserted)
-      invalid(name, where + ".key",
-              "'" + text + "' repeats runs[" + std::to_string(seen->second) +
-                  "].key (a run is recorded twice)");
-  }
+void read_runs(const json& runs, const std::string& name, std::vector<RunRecord>& out) {
+  refuse_repeated_keys(runs, name);
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    out.push_back(read_result_record(runs[i], name, "/runs/" + std::to_string(i)));
 }
 
 // "shard": null (a merge), or {"index": I, "count": N} with whole numbers 1 <= I <= N.
@@ -90,46 +85,41 @@ void validate_shard(const json& doc, const std::string& name) {
   const auto found = doc.find("shard");
   if (found == doc.end() || found->is_null()) return;
   if (!found->is_object())
-    invalid(name, "shard", std::string("must be null or an object, found ") + found->type_name());
+    invalid(name, "/shard", std::string("must be null or an object, found ") + found->type_name());
   // Far more shards than runs anyone runs; keeps the counts exact in every reader's integers.
   constexpr std::uint64_t kMaxShards = 1000000;
   auto whole = [&](const char* key, std::uint64_t max, const char* range) {
     const auto value = found->find(key);
-    if (value == found->end()) invalid(name, std::string("shard.") + key, "is missing");
+    if (value == found->end()) invalid(name, std::string("/shard/") + key, "is missing");
     if (!value->is_number_unsigned() || value->get<std::uint64_t>() < 1 ||
         value->get<std::uint64_t>() > max)
-      invalid(name, std::string("shard.") + key,
+      invalid(name, std::string("/shard/") + key,
               std::string("must be a whole number from 1 to ") + range + ", found " +
                   excerpt(*value, 40));
     return value->get<std::uint64_t>();
   };
-  whole("index", whole("count", kMaxShards, "1000000"), "shard.count");
+  whole("index", whole("count", kMaxShards, "1000000"), "/shard/count");
 }
 
 }  // namespace
 
-void validate_record(const json& record, const std::string& where, const std::string& name) {
-  if (!record.is_object())
-    invalid(name, where, std::string("must be an object, found ") + record.type_name());
-  const json& key = member(record, where, "key", json::value_t::string, name);
-  if (key.get_ref<const std::string&>().empty()) invalid(name, where + ".key", "is empty");
-  const json& status = member(record, where, "status", json::value_t::string, name);
-  if (!run_status_from(status.get<std::string>()))
-    invalid(name, where + ".status",
-            "must be one of " + run_status_names() + ", found " + excerpt(status, 60));
-  validate_files(record, where, name);
+RunRecord read_result_record(const json& record, const std::string& name,
+                             const std::string& pointer) {
+  RunRecord run = read_run_record(record, name, pointer);
+  if (run.files) {
+    check_file_name(run.files->record, "runs", ".json", pointer + "/files/record", name);
+    if (run.files->series)
+      check_file_name(*run.files->series, "series", ".csv", pointer + "/files/series", name);
+  }
+  return run;
 }
 
-json load_record(const std::string& path) {
-  json record = read_json_file(path, "run record '" + path + "'");
-  validate_record(record, "the record", path);
-  return record;
+RunRecord load_record(const std::string& path) {
+  return read_result_record(read_json_file(path, "run record '" + path + "'"), path, "");
 }
 
-json parse_record(const std::string& text, const std::string& name) {
-  json record = parse_json_input(text, "run record '" + name + "'");
-  validate_record(record, "the record", name);
-  return record;
+RunRecord parse_record(const std::string& text, const std::string& name) {
+  return read_result_record(parse_json_input(text, "run record '" + name + "'"), name, "");
 }
 
 void validate_results(const json& doc, const std::string& name) {
@@ -137,28 +127,33 @@ void validate_results(const json& doc, const std::string& name) {
     invalid(name, "the document", std::string("must be an object, found ") + doc.type_name());
   const json& schema = member(doc, "", "schema", json::value_t::string, name);
   if (schema != "cmbench.results/1")
-    invalid(name, "schema", "must be \"cmbench.results/1\", found " + schema.dump());
+    invalid(name, "/schema", "must be \"cmbench.results/1\", found " + schema.dump());
   member(doc, "", "campaign_file", json::value_t::object, name);
   const json& context = member(doc, "", "context", json::value_t::object, name);
   for (const char* key : {"git_sha", "build_type", "compiler", "flags"})
-    member(context, "context", key, json::value_t::string, name);
+    member(context, "/context", key, json::value_t::string, name);
   validate_shard(doc, name);
   if (doc.contains("filter")) member(doc, "", "filter", json::value_t::string, name);
-  validate_runs(member(doc, "", "runs", json::value_t::array, name), name);
+  member(doc, "", "runs", json::value_t::array, name);
+}
+
+// The checked document with its runs read into records and taken out of the document.
+ResultsFile results_file(json doc, const std::string& name) {
+  validate_results(doc, name);
+  ResultsFile file{name, std::move(doc), {}};
+  read_runs(file.doc["runs"], name, file.runs);
+  file.doc.erase("runs");
+  return file;
 }
 
 ResultsFile parse_results(const std::string& text, const std::string& name) {
-  ResultsFile file{name, parse_json_input(text, "'" + name + "'")};
-  validate_results(file.doc, name);
-  return file;
+  return results_file(parse_json_input(text, "'" + name + "'"), name);
 }
 
 ResultsFile load_results(const std::string& path, const std::string& if_unreadable) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw InputError(if_unreadable);
-  ResultsFile file{path, read_json_file(path, "'" + path + "'")};
-  validate_results(file.doc, path);
-  return file;
+  return results_file(read_json_file(path, "'" + path + "'"), path);
 }
 
 std::string stable_hash(const std::string& text) {

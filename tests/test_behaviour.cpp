@@ -29,7 +29,7 @@ DriftHistory pendulum_drift(const std::string& method, const nlohmann::json& par
   PreparedRun run = prepare_run(c);
   run.config.repeat = 0;
   const RunResult result = run_with_reference(run);
-  EXPECT_EQ(result.record["status"], "ok");
+  EXPECT_EQ(cmb::to_json(result.record)["status"], "ok");
   DriftHistory h;
   const auto& s = result.series;
   for (std::size_t i = 0; i < s.t.size(); ++i) {

@@ -70,7 +70,7 @@ nlohmann::json run_with(const std::string& problem, const nlohmann::json& params
   c.repeat = 0;
   PreparedRun run = prepare_run(c);
   if (mirror) run.method = std::make_unique<Teleport>(std::move(run.method), t_jump, mirror);
-  return run_with_reference(run).record;
+  return to_json(run_with_reference(run).record);
 }
 
 // Reflects the planar body (x, y, θ) at 3·body across the line through p with direction u.

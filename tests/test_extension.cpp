@@ -117,8 +117,8 @@ TEST(Extension, EveryRecordOfARunNamesItsMethodAndStepperAlike) {
   const Campaign campaign = parse_campaign(doc.dump(), "test");
   int integrator_runs = 0;
   for (const auto& run : campaign.runs) {
-    const nlohmann::json header = record_header(prepare_run(run.config));
-    const nlohmann::json crashed = workers::crash_record(run, "test", RunStatus::crashed);
+    const nlohmann::json header = to_json(record_header(prepare_run(run.config)));
+    const nlohmann::json crashed = to_json(workers::crash_record(run, "test", RunStatus::crashed));
     EXPECT_EQ(crashed["key"], header["key"]);
     for (const char* block : {"problem", "method", "stepper"})
       EXPECT_EQ(crashed[block]["id"], header[block]["id"]) << run.key << ": " << block;

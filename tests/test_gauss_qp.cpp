@@ -95,7 +95,7 @@ TEST(GaussQp, UnilateralSupportCarriesTheWeightThenLetsGo) {
   for (int i = 1; i <= 200; ++i) run.sample_times.push_back(0.01 * i);
   run.key = "pulled_mass_on_floor";
   const RunResult result = run_with_reference(run);
-  ASSERT_EQ(result.record["status"], "ok") << result.record["message"];
+  ASSERT_EQ(cmb::to_json(result.record)["status"], "ok") << cmb::to_json(result.record)["message"];
   const auto& s = result.series;
   for (std::size_t i = 0; i < s.t.size(); ++i) {
     const double t = s.t[i];

@@ -43,7 +43,7 @@ double response_mismatch(double alpha, double beta, double position, double velo
   config.initial.perturb_position = position;
   config.initial.perturb_velocity = velocity;
   const RunResult result = run_in_process(config);
-  EXPECT_EQ(result.record["status"], "ok") << result.record.dump();
+  EXPECT_EQ(cmb::to_json(result.record)["status"], "ok") << cmb::to_json(result.record).dump();
   EXPECT_EQ(result.series.phi.size(), result.series.t.size());
   double worst = 0.0, scale = 0.0;
   for (std::size_t i = 0; i < result.series.t.size(); ++i) {
@@ -88,9 +88,10 @@ TEST(InitialState, PerturbationSetsEveryHolonomicRowAndIsRecorded) {
     EXPECT_NEAR(Phi(i), 1e-4, 1e-13) << "row " << i;  // the assembly tolerance
     EXPECT_NEAR(rate(i), -2e-3, 1e-13) << "row " << i;
   }
-  EXPECT_EQ(block["perturbation"]["position"], 1e-4);
-  EXPECT_EQ(block["perturbation"]["velocity"], -2e-3);
-  EXPECT_EQ(block["projected"], false);
+  ASSERT_TRUE(block.perturbation.has_value());
+  EXPECT_EQ(block.perturbation->position, 1e-4);
+  EXPECT_EQ(block.perturbation->velocity, -2e-3);
+  EXPECT_FALSE(block.projected);
 }
 
 // The pendulum with its initial position 1 % too far out: Φ(0) = 1.01² − 1 ≈ 0.02.
@@ -155,8 +156,8 @@ TEST(InitialState, ProjectionAssemblesAndRecordsIt) {
   options.assembly = "project";
   Vec q(2), v(2);
   const auto block = make_initial_state(problem, options, q, v);
-  EXPECT_EQ(block["projected"], true);
-  EXPECT_GT(block["position_residual"].get<double>(), 0.02);
+  EXPECT_TRUE(block.projected);
+  EXPECT_GT(block.position_residual, 0.02);
   EXPECT_NEAR(q.norm(), 1.0, 1e-12);
   EXPECT_NEAR(q.dot(v), 0.0, 1e-12);
 }

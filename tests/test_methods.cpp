@@ -102,10 +102,13 @@ TEST(Redundancy, CapableMethodsStayOnTheManifoldAndOnTheSolution) {
   for (const auto& config : kRedundancyCapable) {
     const RunResult r = run_unregistered(std::make_unique<DuplicatedPendulum>(), config.id,
                                          config.params, "dopri5", 1e-10);
-    ASSERT_EQ(r.record["status"], "ok") << config.id << ": " << r.record["message"];
+    ASSERT_EQ(cmb::to_json(r.record)["status"], "ok")
+        << config.id << ": " << cmb::to_json(r.record)["message"];
     // Index-1 drift at tolerance 1e-10 over 10 s stays orders of magnitude below 1e-6.
-    EXPECT_LT(r.record["metrics"]["drift"]["position"]["max"].get<double>(), 1e-6) << config.id;
-    EXPECT_LT(r.record["metrics"]["error"]["max_abs"].get<double>(), 1e-6) << config.id;
+    EXPECT_LT(cmb::to_json(r.record)["metrics"]["drift"]["position"]["max"].get<double>(), 1e-6)
+        << config.id;
+    EXPECT_LT(cmb::to_json(r.record)["metrics"]["error"]["max_abs"].get<double>(), 1e-6)
+        << config.id;
   }
 }
 
@@ -149,8 +152,8 @@ TEST(Redundancy, FullRankMethodsReportInsteadOfReturningGarbage) {
   for (const auto& [method, status] : expected) {
     const RunResult r = run_unregistered(std::make_unique<DuplicatedPendulum>(), method,
                                          nlohmann::json::object(), "dopri5", 1e-8);
-    EXPECT_EQ(r.record["status"], status) << method;
-    EXPECT_FALSE(r.record["message"].get<std::string>().empty()) << method;
+    EXPECT_EQ(cmb::to_json(r.record)["status"], status) << method;
+    EXPECT_FALSE(cmb::to_json(r.record)["message"].get<std::string>().empty()) << method;
   }
 }
 
@@ -174,7 +177,8 @@ TEST(Drift, PartitioningAndProjectionHoldTheirNewtonTolerance) {
       PreparedRun run = prepare_run(c);
       run.config.repeat = 0;
       const RunResult r = run_with_reference(run);
-      ASSERT_EQ(r.record["status"], "ok") << method << " " << problem << r.record["message"];
+      ASSERT_EQ(cmb::to_json(r.record)["status"], "ok")
+          << method << " " << problem << cmb::to_json(r.record)["message"];
       for (std::size_t i = 0; i < r.series.t.size(); ++i)
         ASSERT_LE(r.series.position_residual[i], 1e-12)
             << method << " " << problem << " t = " << r.series.t[i];

@@ -22,20 +22,13 @@ using nlohmann::json;
 using cmb::test::cli;
 using cmb::test::CliResult;
 using cmb::test::results_doc;
+using cmb::test::run_record;
 
 fs::path scratch(const std::string& name) {
   const fs::path dir = cmb::test::scratch_path("results_input_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
-}
-
-json run_record(const std::string& key, const std::string& status = "ok") {
-  return {{"key", key},
-          {"status", status},
-          {"metrics", {{"error", {{"max_abs", 1e-9}}}}},
-          {"work", {{"rhs_calls", 40}}},
-          {"timing", {{"min_s", 0.001}}}};
 }
 
 // Writes `doc` as dir/name/results.json; returns the directory.
@@ -64,10 +57,10 @@ TEST(ResultsInput, MergeAndCompareNameAMissingKey) {
   const fs::path dir = scratch("missing");
   const std::string good = put(dir, "good", kTwoRuns);
   const std::vector<std::pair<json::json_pointer, std::string>> cases = {
-      {json::json_pointer("/context"), "context is missing"},
-      {json::json_pointer("/runs"), "runs is missing"},
-      {json::json_pointer("/campaign_file"), "campaign_file is missing"},
-      {json::json_pointer("/runs/1/status"), "runs[1].status is missing"}};
+      {json::json_pointer("/context"), "/context is missing"},
+      {json::json_pointer("/runs"), "/runs is missing"},
+      {json::json_pointer("/campaign_file"), "/campaign_file is missing"},
+      {json::json_pointer("/runs/1/status"), "/runs/1/status is missing"}};
   for (const auto& [pointer, message] : cases) {
     json doc = kTwoRuns;
     doc[pointer.parent_pointer()].erase(pointer.back());
@@ -92,15 +85,15 @@ TEST(ResultsInput, MergeAndCompareNameAMistypedKey) {
   const std::string good = put(dir, "good", kTwoRuns);
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"([{"op": "replace", "path": "/context", "value": "x"}])",
-       "context must be an object, found string"},
+       "/context must be an object, found string"},
       {R"([{"op": "replace", "path": "/runs/1", "value": 5}])",
-       "runs[1] must be an object, found number"},
+       "/runs/1 must be an object, found number"},
       {R"([{"op": "replace", "path": "/runs/1/key", "value": 7}])",
-       "runs[1].key must be a string, found number"},
+       "/runs/1/key must be a string, found number"},
       {R"([{"op": "replace", "path": "/context/git_sha", "value": 1}])",
-       "context.git_sha must be a string, found number"},
+       "/context/git_sha must be a string, found number"},
       {R"([{"op": "replace", "path": "/schema", "value": "cmbench.run/1"}])",
-       "schema must be \"cmbench.results/1\""}};
+       "/schema must be \"cmbench.results/1\""}};
   for (const auto& [patch, message] : cases) {
     const std::string bad = put(dir, "bad", kTwoRuns.patch(json::parse(patch)));
     const CliResult merged = cli("merge " + bad + " " + good + " --out " + (dir / "m").string());
@@ -123,7 +116,7 @@ TEST(ResultsInput, MergeRefusesRunsWithoutAKey) {
   const CliResult r = cli("merge " + good + " " + bad + " --out " + (dir / "m").string());
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(says(
-      r, "'" + results_of(bad) + "' is not a valid cmbench results file: runs[0].key is missing"))
+      r, "'" + results_of(bad) + "' is not a valid cmbench results file: /runs/0/key is missing"))
       << r.output;
   EXPECT_FALSE(fs::exists(dir / "m"));
   fs::remove_all(dir);
@@ -140,7 +133,7 @@ TEST(ResultsInput, CompareRefusesANumericStatus) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(says(r, "'" + results_of(bad) +
                           "' is not a valid cmbench results file: "
-                          "runs[1].status must be a string, found number"))
+                          "/runs/1/status must be a string, found number"))
       << r.output;
   fs::remove_all(dir);
 }
@@ -154,7 +147,7 @@ TEST(ResultsInput, CompareAndMergeRefuseAKeyRecordedTwiceInOneFile) {
       dir, "twice", results_doc({run_record("a"), run_record("b"), run_record("a", "diverged")}));
   const std::string message = "'" + results_of(twice) +
                               "' is not a valid cmbench results file: "
-                              "runs[2].key 'a' repeats runs[0].key";
+                              "/runs/2/key 'a' repeats /runs/0/key";
   const CliResult compared = cli("compare " + good + " " + twice);
   EXPECT_EQ(compared.exit_code, 2) << compared.output;
   EXPECT_TRUE(says(compared, message)) << compared.output;
@@ -190,7 +183,7 @@ TEST(ResultsInput, MergeKeepsIdenticalOverlapsAndRefusesConflictingOnes) {
   const std::string s1 = put(dir, "s1", results_doc({run_record("a"), run_record("b")}));
   json slower = run_record("b");
   slower["timing"]["min_s"] = 0.002;
-  slower["context"] = {{"date", "later"}};
+  slower["context"]["date"] = "later";
   const std::string s2 = put(dir, "s2", results_doc({slower, run_record("c")}));
   const CliResult same = cli("merge " + s1 + " " + s2 + " --out " + (dir / "m").string());
   ASSERT_EQ(same.exit_code, 0) << same.output;

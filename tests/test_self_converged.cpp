@@ -79,7 +79,7 @@ TEST(SelfConverged, AReferenceThatCannotBeComputedEndsTheRunReferenceFailed) {
   EXPECT_THROW(execute_run(run), std::logic_error);
   resolve_reference(run);
   ASSERT_FALSE(run.reference_failure.empty());
-  const nlohmann::json record = execute_run(run).record;
+  const nlohmann::json record = to_json(execute_run(run).record);
   EXPECT_EQ(record["status"], "reference_failed");
   const std::string message = record["message"];
   EXPECT_EQ(message.rfind("the self-converged reference could not be computed: "
@@ -191,7 +191,7 @@ TEST(ReferenceCache, ADamagedEntryIsRecomputedAndTheRunScoresAsWithACleanCache) 
   c.reference = "self_converged";
   c.reference_cache = cache;
   PreparedRun clean = prepare_run(c);
-  const nlohmann::json first = run_with_reference(clean).record;
+  const nlohmann::json first = to_json(run_with_reference(clean).record);
   ASSERT_EQ(first["status"], "ok");
   const std::string file = first["reference"]["cache_file"];
   nlohmann::json doc;
@@ -200,12 +200,13 @@ TEST(ReferenceCache, ADamagedEntryIsRecomputedAndTheRunScoresAsWithACleanCache) 
   std::ofstream(file) << doc.dump(1);
 
   PreparedRun damaged = prepare_run(c);
-  const nlohmann::json second = run_with_reference(damaged).record;
+  const nlohmann::json second = to_json(run_with_reference(damaged).record);
   EXPECT_EQ(second["reference"]["from_cache"], false);
   EXPECT_EQ(second["status"], "ok");
   EXPECT_EQ(second["metrics"]["error"], first["metrics"]["error"]);
   PreparedRun again = prepare_run(c);
-  EXPECT_EQ(run_with_reference(again).record["reference"]["from_cache"], true);  // replaced whole
+  EXPECT_EQ(to_json(run_with_reference(again).record)["reference"]["from_cache"],
+            true);  // replaced whole
   std::filesystem::remove_all(cache);
 }
 

@@ -30,7 +30,7 @@ Mat outputs_with(const std::string& problem, const nlohmann::json& problem_param
   c.method_params = {{"linear_solver", solver}};
   c.t_end = t_end;
   const RunResult r = run_in_process(c);
-  EXPECT_EQ(r.record["status"], "ok") << r.record.dump();
+  EXPECT_EQ(cmb::to_json(r.record)["status"], "ok") << cmb::to_json(r.record).dump();
   Mat out(r.series.outputs.size(), r.series.outputs.front().size());
   for (std::size_t i = 0; i < r.series.outputs.size(); ++i)
     out.row(i) = r.series.outputs[i].transpose();

@@ -169,9 +169,9 @@ double rheonomic_error(const std::string& stepper, double dt) {
   run.settings.dt = dt;
   run.sample_times = {3.0};
   const RunResult result = run_with_reference(run);
-  EXPECT_EQ(result.record["status"], "ok") << stepper << " dt " << dt;
-  if (result.record["status"] != "ok") return std::nan("");
-  return result.record["metrics"]["error"]["final_abs_max"].get<double>();
+  EXPECT_EQ(cmb::to_json(result.record)["status"], "ok") << stepper << " dt " << dt;
+  if (cmb::to_json(result.record)["status"] != "ok") return std::nan("");
+  return cmb::to_json(result.record)["metrics"]["error"]["final_abs_max"].get<double>();
 }
 
 // Least-squares slope of log(error) against log(dt) on car_axis.

@@ -60,7 +60,7 @@ TEST(Timing, RepetitionsAreSplitOverTheCoresAndTheMaskIsRestored) {
   c.timing_min_s = 0.02;
   auto timing_of = [&] {
     PreparedRun run = prepare_run(c);
-    return run_with_reference(run).record["timing"];
+    return cmb::to_json(run_with_reference(run).record)["timing"];
   };
   const json timing = timing_of();
   cpu_set_t after;

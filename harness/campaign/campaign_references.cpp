@@ -34,8 +34,8 @@ std::size_t prepare_references(const Campaign& campaign, const CampaignOptions& 
     if (!needs_grid_reference(prepared)) continue;
     const auto start = std::chrono::steady_clock::now();
     resolve_reference(prepared);
-    const nlohmann::json& block = prepared.reference_block;
-    const std::string file = block.value("cache_file", std::string());
+    const ReferenceRecord& block = *prepared.reference_block;
+    const std::string file = block.cache_file.value_or("");
     if (!seen.insert(file.empty() ? run->key : file).second) continue;
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -44,7 +44,7 @@ std::size_t prepare_references(const Campaign& campaign, const CampaignOptions& 
     if (!prepared.reference_failure.empty()) {
       std::cout << "could not be computed (" << prepared.reference_failure
                 << "): its runs will end reference_failed\n";
-    } else if (block.value("from_cache", false)) {
+    } else if (block.from_cache.value_or(false)) {
       std::cout << "already in " << file << "\n";
     } else {
       ++computed;

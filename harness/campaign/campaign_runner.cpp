@@ -106,7 +106,7 @@ std::vector<const CampaignRun*> runs_to_do(const std::vector<const CampaignRun*>
     }
     std::string why;
     try {
-      if (load_record(record.string())["key"] == run->key) continue;
+      if (load_record(record.string()).key == run->key) continue;
       why = "it holds another run";
     } catch (const InputError& e) {
       why = e.what();
@@ -155,21 +155,21 @@ CampaignSummary write_results(const Campaign& campaign, const CampaignOptions& o
   summary.runs = selected.size();
   summary.results = out / "results.json";
   for (const auto* run : selected) {
-    json record;
+    RunRecord record;
     try {
       record = load_record((out / "runs" / (run->file + ".json")).string());
     } catch (const InputError& e) {
       record = workers::crash_record(*run, std::string("record unreadable: ") + e.what());
     }
-    ++summary.statuses[record["status"].get<std::string>()];
-    runs.push_back(record);
+    ++summary.statuses[to_string(record.status)];
+    runs.push_back(to_json(record));
   }
   const json results = {{"schema", "cmbench.results/1"},
                         {"campaign", campaign.name},
                         {"campaign_file", campaign.source},
                         {"shard", {{"index", options.shard_index}, {"count", options.shard_count}}},
                         {"filter", options.filter},
-                        {"context", run_context()},
+                        {"context", to_json(run_context())},
                         {"runs", runs}};
   write_file_atomically(summary.results.string(), results.dump(1) + "\n");
   return summary;
@@ -233,8 +233,8 @@ std::size_t run_pool(const std::vector<const CampaignRun*>& pending, const fs::p
 
 bool timing_pending(const fs::path& record_file) {
   try {
-    const json timing = load_record(record_file.string()).value("timing", json());
-    return timing.is_object() && timing.value("pending", json(false)) == json(true);
+    const RunRecord record = load_record(record_file.string());
+    return record.timing && record.timing->pending;
   } catch (const InputError&) {
     return false;  // redone by the next --resume, which times it then
   }

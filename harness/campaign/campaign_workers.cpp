@@ -26,23 +26,25 @@ namespace {
 
 // The run's files, relative to the results directory, as its record names them: readers find a
 // run's series through this, never by recomputing the name.
-json run_files(const CampaignRun& run) {
-  return {{"record", "runs/" + run.file + ".json"}, {"series", "series/" + run.file + ".csv"}};
+RunFiles run_files(const CampaignRun& run) {
+  return {"runs/" + run.file + ".json", "series/" + run.file + ".csv"};
 }
 
 }  // namespace
 
-json crash_record(const CampaignRun& run, const std::string& why, RunStatus status) {
+RunRecord crash_record(const CampaignRun& run, const std::string& why, RunStatus status) {
   const RunConfig& c = run.config;
-  return {{"schema", "cmbench.run/1"},
-          {"key", run.key},
-          {"status", to_string(status)},
-          {"message", why},
-          {"problem", {{"id", c.problem}, {"params", c.problem_params}}},
-          {"method", {{"id", c.formulation_id()}, {"params", c.method_params}}},
-          {"stepper", {{"id", c.stepper_id()}}},
-          {"files", {{"record", "runs/" + run.file + ".json"}, {"series", nullptr}}},
-          {"context", run_context()}};
+  RunRecord record;
+  record.key = run.key;
+  record.status = status;
+  record.message = why;
+  record.problem.id = c.problem;
+  record.problem.params = c.problem_params;
+  record.method = {c.formulation_id(), c.method_params};
+  record.stepper.id = c.stepper_id();
+  record.files = RunFiles{"runs/" + run.file + ".json", std::nullopt};
+  record.context = run_context();
+  return record;
 }
 
 namespace {
@@ -108,22 +110,21 @@ namespace {
     prepared.config.reference_cache = settings.reference_cache;
     if (settings.defer_timing) prepared.config.repeat = 0;
     RunResult result = run_with_reference(prepared);
-    result.record["files"] = run_files(run);
-    if (settings.defer_timing && run.config.repeat > 0 && result.status == RunStatus::ok)
-      result.record["timing"]["pending"] = true;  // the campaign's timing pass times it
+    result.record.files = run_files(run);
+    if (settings.defer_timing && run.config.repeat > 0 && result.record.status == RunStatus::ok)
+      result.record.timing->pending = true;  // the campaign's timing pass times it
     write_file_atomically((out / "series" / (run.file + ".csv")).string(), [&](const Emit& emit) {
       stream_series_csv(*result.problem, result.series, result.reference, emit);
     });
-    write_file_atomically((out / "runs" / (run.file + ".json")).string(),
-                          result.record.dump(1) + "\n");
+    write_run_record((out / "runs" / (run.file + ".json")).string(), result.record);
   } catch (const OutputError& e) {
     std::cerr << "cmbench: error: " << e.what() << "\n";
     code = kOutputFailed;
   } catch (const std::exception& e) {
     code = kInternalError;
     try {
-      write_file_atomically((out / "runs" / (run.file + ".json")).string(),
-                            crash_record(run, std::string("internal error: ") + e.what()).dump(1));
+      write_run_record((out / "runs" / (run.file + ".json")).string(),
+                       crash_record(run, std::string("internal error: ") + e.what()));
     } catch (const OutputError& e) {
       std::cerr << "cmbench: error: " << e.what() << "\n";
       code = kOutputFailed;
@@ -154,12 +155,13 @@ namespace {
 [[noreturn]] void time_run(const CampaignRun& run, const fs::path& record_file) {
   int code = 0;
   try {
-    json record = load_record(record_file.string());
+    RunRecord record = load_record(record_file.string());
     PreparedRun prepared = prepare_run(run.config);
-    json timing = time_prepared_run(prepared, record["timing"].value("instrumented_s", 0.0));
-    timing["one_at_a_time"] = true;
-    record["timing"] = timing;
-    write_file_atomically(record_file.string(), record.dump(1) + "\n");
+    TimingRecord timing =
+        time_prepared_run(prepared, record.timing ? record.timing->instrumented_s : 0.0);
+    timing.one_at_a_time = true;
+    record.timing = timing;
+    write_run_record(record_file.string(), record);
   } catch (const OutputError& e) {
     std::cerr << "cmbench: error: " << e.what() << "\n";
     code = kOutputFailed;
@@ -203,8 +205,7 @@ bool record_ended_worker(const Worker& worker, int wstatus, const fs::path& reco
     why << "wall-time limit reached: the worker was stopped " << limit + time_limit_margin(limit)
         << " s after it started (limit " << limit << " s plus margin; the limit is otherwise "
         << "checked between steps)";
-    write_file_atomically(record.string(),
-                          crash_record(run, why.str(), RunStatus::time_limit).dump(1) + "\n");
+    write_run_record(record.string(), crash_record(run, why.str(), RunStatus::time_limit));
     return false;
   }
   const bool exited_ok = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 && fs::exists(record);
@@ -213,30 +214,30 @@ bool record_ended_worker(const Worker& worker, int wstatus, const fs::path& reco
     const std::string why = WIFSIGNALED(wstatus)
                                 ? "worker crashed with signal " + std::to_string(WTERMSIG(wstatus))
                                 : "worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
-    write_file_atomically(record.string(), crash_record(run, why).dump(1) + "\n");
+    write_run_record(record.string(), crash_record(run, why));
   }
   return true;
 }
 
 void note_failed_timing(const fs::path& record_file, int wstatus) {
-  json record;
+  RunRecord record;
   try {
     record = load_record(record_file.string());
   } catch (const InputError&) {
     return;  // nothing to note in: the next --resume redoes the run
   }
-  if (!record["timing"].is_object()) return;
-  record["timing"].erase("pending");
-  record["timing"]["note"] =
+  if (!record.timing) return;
+  record.timing->pending = false;
+  record.timing->note =
       WIFSIGNALED(wstatus)
           ? "not timed: the timing worker died of signal " + std::to_string(WTERMSIG(wstatus))
           : "not timed: the timing worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
-  write_file_atomically(record_file.string(), record.dump(1) + "\n");
+  write_run_record(record_file.string(), record);
 }
 
 std::string status_in(const fs::path& record) {
   try {
-    return load_record(record.string())["status"];
+    return to_string(load_record(record.string()).status);
   } catch (const InputError&) {
     return "unreadable";
   }

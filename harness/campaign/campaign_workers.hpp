@@ -14,6 +14,7 @@
 #include <string>
 
 #include "harness/campaign/campaign.hpp"
+#include "records/run_record.hpp"
 
 namespace cmb::workers {
 
@@ -32,8 +33,8 @@ struct Worker {
 using Active = std::map<pid_t, Worker>;
 
 // The record of a run whose worker died: what was asked (the metrics are gone with it).
-nlohmann::json crash_record(const CampaignRun& run, const std::string& why,
-                            RunStatus status = RunStatus::crashed);
+RunRecord crash_record(const CampaignRun& run, const std::string& why,
+                       RunStatus status = RunStatus::crashed);
 
 // SIGINT, SIGTERM and SIGHUP stop a campaign the same way: the parent notices (the handler only
 // sets a flag and interrupts waitpid), stops and reaps its workers, removes their temporary files

@@ -107,13 +107,11 @@ std::string BranchMonitor::describe(double t, const Worst& worst) const {
   return msg.str();
 }
 
-nlohmann::json BranchMonitor::summary() const {
-  if (!active()) return nullptr;
-  nlohmann::json out = {{"indicators", indicators_.size()},
-                        {"min_margin", number_or_null(min_margin_)},
-                        {"at", indicators_[worst_].name},
-                        {"t", worst_t_}};
-  if (checks_rates_) out["of"] = worst_is_rate_ ? "rate" : "value";
+std::optional<BranchMetrics> BranchMonitor::summary() const {
+  if (!active()) return std::nullopt;
+  BranchMetrics out{static_cast<std::int64_t>(indicators_.size()), min_margin_,
+                    indicators_[worst_].name, worst_t_, std::nullopt};
+  if (checks_rates_) out.of = worst_is_rate_ ? "rate" : "value";
   return out;
 }
 

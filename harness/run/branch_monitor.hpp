@@ -13,6 +13,7 @@
 
 #include "core/formulation.hpp"
 #include "core/problem.hpp"
+#include "records/run_record.hpp"
 
 namespace cmb {
 
@@ -31,7 +32,7 @@ class BranchMonitor {
   // the branch; sign: b·sign(b0)/|b0|, value: 1 − |b − b0|/tolerance, rate:
   // 1 − |db/dt|/rate_tolerance), the indicator and t; null if none. Where rates are checked,
   // "of" says whether the smallest margin was the indicator's "value" or its "rate".
-  nlohmann::json summary() const;
+  std::optional<BranchMetrics> summary() const;
 
  private:
   struct Worst {

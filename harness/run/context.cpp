@@ -58,9 +58,7 @@ std::string build_text(const BuildFacts& b) {
          (b.flags.empty() ? std::string("no flags") : b.flags);
 }
 
-nlohmann::json build_json(const BuildFacts& b) {
-  return {{"build_type", b.build_type}, {"compiler", b.compiler}, {"flags", b.flags}};
-}
+BuildRecord build_record(const BuildFacts& b) { return {b.build_type, b.compiler, b.flags}; }
 
 }  // namespace
 
@@ -97,29 +95,27 @@ std::string version_line() {
 // build_type, compiler and flags are the executable's that ran (its own translation units: an
 // out-of-tree program's methods and problems); cmbench_build is that of the cmbench libraries
 // it links. For cmbench's own executables the two are the same.
-nlohmann::json run_context() {
+RunContext run_context() {
   const ProgramBuild& p = program();
-  return {
-      {"cmbench_version", build_info::version},
-      {"git_sha", build_info::git_sha},
-      {"program", p.name},
-      {"build_type", p.build.build_type},
-      {"compiler", p.build.compiler},
-      {"flags", p.build.flags},
-      {"cmbench_build", build_json(library_build())},
-      {"cpu", cpu_model()},
-      {"hardware_threads", std::thread::hardware_concurrency()},
-      {"libraries",
-       {{"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) +
-                      "." + std::to_string(EIGEN_MINOR_VERSION)},
-        {"boost", std::to_string(BOOST_VERSION / 100000) + "." +
-                      std::to_string(BOOST_VERSION / 100 % 1000) + "." +
-                      std::to_string(BOOST_VERSION % 100)},
-        {"nlohmann_json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
-                              std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
-                              std::to_string(NLOHMANN_JSON_VERSION_PATCH)}}},
-      {"date", utc_timestamp()},
-  };
+  RunContext c;
+  c.cmbench_version = build_info::version;
+  c.git_sha = build_info::git_sha;
+  c.program = p.name;
+  c.build = build_record(p.build);
+  c.cmbench_build = build_record(library_build());
+  c.cpu = cpu_model();
+  c.hardware_threads = std::thread::hardware_concurrency();
+  c.libraries = {
+      {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) +
+                    "." + std::to_string(EIGEN_MINOR_VERSION)},
+      {"boost", std::to_string(BOOST_VERSION / 100000) + "." +
+                    std::to_string(BOOST_VERSION / 100 % 1000) + "." +
+                    std::to_string(BOOST_VERSION % 100)},
+      {"nlohmann_json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
+                            std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
+                            std::to_string(NLOHMANN_JSON_VERSION_PATCH)}};
+  c.date = utc_timestamp();
+  return c;
 }
 
 }  // namespace cmb

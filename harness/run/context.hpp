@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "records/run_record.hpp"
+
 namespace cmb {
 
 // How one executable or library was compiled.
@@ -23,7 +25,7 @@ BuildFacts library_build();
 // (`cmbench`, the Python module) and its build is the libraries'.
 void set_program_build(const std::string& name, BuildFacts build);
 
-nlohmann::json run_context();
+RunContext run_context();
 // "0.2.0 (git 1a2b3c4d5e6f, Release, -O3 -DNDEBUG)": cmbench's version and its libraries' build.
 std::string version_text();
 // What `--version` prints: "cmbench " + version_text() for cmbench's own executable, and

@@ -22,16 +22,16 @@ std::string describe(double value) {
 
 }  // namespace
 
-nlohmann::json make_initial_state(const Problem& problem, const InitialStateOptions& o, VecRef q,
-                                  VecRef v) {
+InitialRecord make_initial_state(const Problem& problem, const InitialStateOptions& o, VecRef q,
+                                 VecRef v) {
   problem.initial_state(q, v);
   const double phi0 = position_residual(problem, 0.0, q);
   const double psi0 = velocity_residual(problem, 0.0, q, v);
-  nlohmann::json block = {{"assembly", o.assembly},
-                          {"tolerance", o.tolerance},
-                          {"position_residual", phi0},
-                          {"velocity_residual", psi0},
-                          {"projected", false}};
+  InitialRecord block;
+  block.assembly = o.assembly;
+  block.tolerance = o.tolerance;
+  block.position_residual = phi0;
+  block.velocity_residual = psi0;
   const bool consistent = phi0 <= o.tolerance && psi0 <= o.tolerance;  // false for NaN
   if (!consistent && o.assembly == "reject")
     fail("the initial state violates the constraints (max |Phi| = " + describe(phi0) +
@@ -46,13 +46,10 @@ nlohmann::json make_initial_state(const Problem& problem, const InitialStateOpti
     const double psi = assemble_velocities(problem, 0.0, q, v);
     if (!(psi <= o.tolerance))
       fail("initial assembly failed: velocity correction left max |J v - nu| = " + describe(psi));
-    block["projected"] = true;
-    block["iterations"] = positions.iterations;
+    block.projected = true;
+    block.iterations = positions.iterations;
   }
-  if (!o.perturbed()) {
-    block["perturbation"] = nullptr;
-    return block;
-  }
+  if (!o.perturbed()) return block;
   // A uniform offset of every holonomic row: redundant rows cannot all be offset independently.
   if (o.perturb_position != 0.0) {
     const double tol = 1e-13 * std::max(1.0, std::abs(o.perturb_position));
@@ -66,9 +63,9 @@ nlohmann::json make_initial_state(const Problem& problem, const InitialStateOpti
   if (!(rate_error <= 1e-9 * std::max(1.0, std::abs(o.perturb_velocity))))
     fail("the velocity perturbation " + describe(o.perturb_velocity) +
          " cannot be reached on every holonomic row (residual " + describe(rate_error) + ")");
-  block["perturbation"] = {{"position", o.perturb_position}, {"velocity", o.perturb_velocity}};
-  block["perturbed_position_residual"] = position_residual(problem, 0.0, q);
-  block["perturbed_velocity_residual"] = velocity_residual(problem, 0.0, q, v);
+  block.perturbation = InitialRecord::Offset{o.perturb_position, o.perturb_velocity};
+  block.perturbed_position_residual = position_residual(problem, 0.0, q);
+  block.perturbed_velocity_residual = velocity_residual(problem, 0.0, q, v);
   return block;
 }
 

@@ -3,11 +3,11 @@
 // (a uniform violation of every holonomic row, for stabilization studies).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/problem.hpp"
 #include "core/types.hpp"
+#include "records/run_record.hpp"
 
 namespace cmb {
 
@@ -23,9 +23,9 @@ struct InitialStateOptions {
   bool perturbed() const { return perturb_position != 0.0 || perturb_velocity != 0.0; }
 };
 
-// Fills q, v and returns the record's "initial" block. Throws NumericalFailure with status
+// Fills q, v and returns the record's initial block. Throws NumericalFailure with status
 // invalid_input when the state is rejected or cannot be assembled or perturbed.
-nlohmann::json make_initial_state(const Problem& problem, const InitialStateOptions& options,
-                                  VecRef q, VecRef v);
+InitialRecord make_initial_state(const Problem& problem, const InitialStateOptions& options,
+                                 VecRef q, VecRef v);
 
 }  // namespace cmb

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <sstream>
 
 namespace cmb {
@@ -26,21 +27,11 @@ Aggregate aggregate(const std::vector<double>& values) {
   return a;
 }
 
-nlohmann::json aggregate_json(const std::vector<double>& values) {
-  if (values.empty())  // no sample at all: nothing was measured (not a drift of 0)
-    return {{"max", nullptr}, {"final", nullptr}, {"rms", nullptr}, {"initial", nullptr}};
-  const Aggregate a = aggregate(values);
-  return {{"max", number_or_null(a.max)},
-          {"final", number_or_null(a.final)},
-          {"rms", number_or_null(a.rms)},
-          {"initial", values.empty() ? nlohmann::json() : number_or_null(values.front())}};
+std::vector<double> values_of(const Vec& v) {
+  return std::vector<double>(v.data(), v.data() + v.size());
 }
 
-nlohmann::json vector_json(const Vec& v) {
-  nlohmann::json out = nlohmann::json::array();
-  for (Eigen::Index i = 0; i < v.size(); ++i) out.push_back(number_or_null(v(i)));
-  return out;
-}
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Energies of order 1e-12 J and below are treated as zero: no normalized drift then.
 constexpr double kEnergyScaleFloor = 1e-12;
@@ -120,16 +111,16 @@ Mat reference_at_samples(const Problem& problem, const SampleSeries& series) {
 
 // Reference entries may be NaN where the reference has no value (a published solution at the
 // final time only): those samples are skipped.
-nlohmann::json error_metrics(const Problem& problem, const SampleSeries& series,
-                             const Mat& reference) {
-  if (reference.size() == 0) return nullptr;
+std::optional<ErrorMetrics> error_metrics(const Problem& problem, const SampleSeries& series,
+                                          const Mat& reference) {
+  if (reference.size() == 0) return std::nullopt;
   const auto names = problem.output_names();
   const std::size_t last = series.t.size() - 1;
-  nlohmann::json per_output = nlohmann::json::object();
+  ErrorMetrics out;
   double final_abs_max = 0.0, final_rel_max = 0.0, max_abs = 0.0;
   bool any_final = false, any_rel = false, any_sample = false;
   for (std::size_t k = 0; k < names.size(); ++k) {
-    double max_over_samples = std::nan("");
+    double max_over_samples = kNaN;
     for (std::size_t i = 0; i < series.t.size(); ++i) {
       if (!std::isfinite(reference(i, k))) continue;
       const double err = std::abs(series.outputs[i](k) - reference(i, k));
@@ -137,12 +128,8 @@ nlohmann::json error_metrics(const Problem& problem, const SampleSeries& series,
     }
     const double ref = reference(last, k);
     const double abs_err = std::abs(series.outputs[last](k) - ref);
-    const double rel_err = ref != 0.0 ? abs_err / std::abs(ref) : std::nan("");
-    per_output[names[k]] = {{"final_value", number_or_null(series.outputs[last](k))},
-                            {"final_reference", number_or_null(ref)},
-                            {"final_abs", number_or_null(abs_err)},
-                            {"final_rel", number_or_null(rel_err)},
-                            {"max_abs", number_or_null(max_over_samples)}};
+    const double rel_err = ref != 0.0 ? abs_err / std::abs(ref) : kNaN;
+    out.outputs[names[k]] = {series.outputs[last](k), ref, abs_err, rel_err, max_over_samples};
     if (std::isfinite(abs_err)) {
       final_abs_max = std::max(final_abs_max, abs_err);
       any_final = true;
@@ -156,48 +143,47 @@ nlohmann::json error_metrics(const Problem& problem, const SampleSeries& series,
       any_rel = true;
     }
   }
-  if (!any_sample) return nullptr;
-  const double scd = any_rel ? -std::log10(final_rel_max) : std::nan("");
-  return {{"outputs", per_output},
-          {"final_abs_max", any_final ? number_or_null(final_abs_max) : nlohmann::json()},
-          {"final_rel_max", any_rel ? number_or_null(final_rel_max) : nlohmann::json()},
-          {"max_abs", number_or_null(max_abs)},
-          {"scd", number_or_null(scd)},
-          {"t", number_or_null(series.t[last])}};
+  if (!any_sample) return std::nullopt;
+  out.final_abs_max = any_final ? final_abs_max : kNaN;
+  out.final_rel_max = any_rel ? final_rel_max : kNaN;
+  out.max_abs = max_abs;
+  out.scd = any_rel ? -std::log10(final_rel_max) : kNaN;
+  out.t = series.t[last];
+  return out;
 }
 
-nlohmann::json drift_metrics(const SampleSeries& series) {
-  return {{"position", aggregate_json(series.position_residual)},
-          {"velocity", aggregate_json(series.velocity_residual)}};
+DriftAggregate drift_of(const std::vector<double>& residuals) {
+  if (residuals.empty())  // no sample at all: nothing was measured (not a drift of 0)
+    return {kNaN, kNaN, kNaN, kNaN};
+  const Aggregate a = aggregate(residuals);
+  return {a.max, a.final, a.rms, residuals.front()};
 }
 
-nlohmann::json energy_metrics(const Problem& problem, const SampleSeries& series) {
-  if (!problem.has_energy() || series.energy.empty()) return nullptr;
+std::optional<EnergyMetrics> energy_metrics(const Problem& problem, const SampleSeries& series) {
+  if (!problem.has_energy() || series.energy.empty()) return std::nullopt;
   const double e0 = series.energy.front();
   std::vector<double> drift;
   for (double e : series.energy) drift.push_back(e - e0);
   const Aggregate a = aggregate(drift);
   const bool normalizable = std::abs(e0) > kEnergyScaleFloor;
-  return {{"E0", number_or_null(e0)},
-          {"max_abs", number_or_null(a.max)},
-          {"final_abs", number_or_null(a.final)},
-          {"max_rel", normalizable ? number_or_null(a.max / std::abs(e0)) : nlohmann::json()},
-          {"final_rel", normalizable ? number_or_null(a.final / std::abs(e0)) : nlohmann::json()}};
+  return EnergyMetrics{e0, a.max, a.final, normalizable ? a.max / std::abs(e0) : kNaN,
+                       normalizable ? a.final / std::abs(e0) : kNaN};
 }
 
-nlohmann::json multiplier_metrics(const Problem& problem, const SampleSeries& series) {
-  if (series.multipliers.empty()) return nullptr;
+std::optional<MultiplierMetrics> multiplier_metrics(const Problem& problem,
+                                                    const SampleSeries& series) {
+  if (series.multipliers.empty()) return std::nullopt;
   const Vec& final = series.multipliers.back();
-  nlohmann::json out = {
-      {"final", vector_json(final)},
-      {"unique", std::all_of(series.multipliers_unique.begin(), series.multipliers_unique.end(),
-                             [](bool u) { return u; })}};
+  MultiplierMetrics out;
+  out.final = values_of(final);
+  out.unique = std::all_of(series.multipliers_unique.begin(), series.multipliers_unique.end(),
+                           [](bool u) { return u; });
   // Errors relative to the largest exact |λ| over the samples where the problem knows λ
   // (everywhere for an analytic solution, the final time for a published one): λ may pass
   // through zero (the pendulum released at rest starts with zero tension), where pointwise
   // relative errors mean nothing.
   Vec exact(final.size());
-  double max_abs = 0.0, scale = 0.0, final_abs = std::nan("");
+  double max_abs = 0.0, scale = 0.0, final_abs = kNaN;
   bool any = false;
   for (std::size_t i = 0; final.size() > 0 && i < series.multipliers.size(); ++i) {
     if (!problem.reference_multipliers(series.t[i], exact)) continue;
@@ -207,13 +193,13 @@ nlohmann::json multiplier_metrics(const Problem& problem, const SampleSeries& se
     max_abs = std::max(max_abs, err);
     if (i + 1 == series.t.size()) {
       final_abs = err;
-      out["reference_final"] = vector_json(exact);
+      out.reference_final = values_of(exact);
     }
   }
   if (any && scale > 0.0) {
-    out["scale"] = scale;
-    out["final_rel_error"] = number_or_null(final_abs / scale);
-    out["max_rel_error"] = number_or_null(max_abs / scale);
+    out.scale = scale;
+    out.final_rel_error = final_abs / scale;
+    out.max_rel_error = max_abs / scale;
   }
   return out;
 }

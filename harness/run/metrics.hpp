@@ -8,6 +8,7 @@
 
 #include "core/formulation.hpp"
 #include "core/problem.hpp"
+#include "records/run_record.hpp"
 
 namespace cmb {
 
@@ -49,11 +50,14 @@ class SampleRecorder {
 // Reference outputs at the sample times (rows), or an empty matrix when there is none.
 Mat reference_at_samples(const Problem& problem, const SampleSeries& series);
 
-nlohmann::json error_metrics(const Problem& problem, const SampleSeries& series,
-                             const Mat& reference);
-nlohmann::json drift_metrics(const SampleSeries& series);
-nlohmann::json energy_metrics(const Problem& problem, const SampleSeries& series);
-nlohmann::json multiplier_metrics(const Problem& problem, const SampleSeries& series);
+// The record's metrics blocks; none where there is nothing to measure (no reference, no
+// energy, no λ at any sample).
+std::optional<ErrorMetrics> error_metrics(const Problem& problem, const SampleSeries& series,
+                                          const Mat& reference);
+DriftAggregate drift_of(const std::vector<double>& residuals);
+std::optional<EnergyMetrics> energy_metrics(const Problem& problem, const SampleSeries& series);
+std::optional<MultiplierMetrics> multiplier_metrics(const Problem& problem,
+                                                    const SampleSeries& series);
 
 // A finite number, or null (NaN and infinities are never written as numbers).
 nlohmann::json number_or_null(double value);

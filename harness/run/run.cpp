@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -19,61 +20,64 @@ namespace cmb {
 
 namespace {
 
-nlohmann::json stepper_json(const PreparedRun& run) {
+StepperCase stepper_case(const PreparedRun& run) {
   const auto& s = run.settings;
   const bool fixed = run.stepper->kind == StepperKind::fixed;
-  return {{"id", run.stepper->id},
-          {"kind", fixed ? "fixed" : "adaptive"},
-          {"order", run.stepper->order},
-          {"dt", number_or_null(s.dt)},
-          {"abs_tol", fixed ? nlohmann::json() : nlohmann::json(s.abs_tol)},
-          {"rel_tol", fixed ? nlohmann::json() : nlohmann::json(s.rel_tol)},
-          {"max_dt", s.max_dt > 0 ? nlohmann::json(s.max_dt) : nlohmann::json()}};
+  constexpr double kNull = std::numeric_limits<double>::quiet_NaN();
+  StepperCase::Settings settings{fixed ? StepKind::fixed : StepKind::adaptive,
+                                 run.stepper->order,
+                                 s.dt,
+                                 fixed ? kNull : s.abs_tol,
+                                 fixed ? kNull : s.rel_tol,
+                                 s.max_dt > 0 ? s.max_dt : kNull};
+  return {run.stepper->id, settings};
 }
 
-nlohmann::json work_json(const LoopCounters& c, const Formulation& method) {
-  return {{"rhs_calls", c.rhs_calls},
-          {"steps_accepted", c.steps_accepted},
-          {"steps_rejected", c.steps_rejected},
-          {"stepper_resets", c.stepper_resets},
-          {"jacobian_evaluations", c.jacobian_evaluations},
-          {"method_rejections", c.method_rejections},
-          {"method", method.stats().to_json()}};
+// The formulation's counters and extremes (an extreme replaces a counter of the same name).
+FormulationWork formulation_work(const MethodStats& stats) {
+  FormulationWork work;
+  for (const auto& [name, value] : stats.counters()) work.counts[name] = value;
+  for (const auto* extremes : {&stats.minima(), &stats.maxima()})
+    for (const auto& [name, value] : *extremes) {
+      work.counts.erase(name);
+      work.extremes[name] = value;
+    }
+  return work;
+}
+
+RunWork run_work(const LoopCounters& c, const Formulation& method) {
+  return {c.rhs_calls,
+          c.steps_accepted,
+          c.steps_rejected,
+          c.stepper_resets,
+          c.jacobian_evaluations,
+          c.method_rejections,
+          formulation_work(method.stats())};
 }
 
 }  // namespace
 
-nlohmann::json record_header(const PreparedRun& run) {
+RunRecord record_header(const PreparedRun& run) {
   const Problem& p = *run.problem;
   const Sizes s = p.sizes();
   const ReferenceInfo ref = p.reference_info();
-  return {
-      {"schema", "cmbench.run/1"},
-      {"key", run.key},
-      {"problem",
-       {{"id", p.info().id},
-        {"params", p.params()},
-        {"sizes", {{"nq", s.nq}, {"mh", s.mh}, {"mn", s.mn}}},
-        {"tags", p.info().tags},
-        {"outputs", p.output_names()}}},
-      {"method",
-       {{"id", run.config.formulation_id()}, {"params", run.formulation().effective_params()}}},
-      {"stepper", stepper_json(run)},
-      {"t_end", run.t_end},
-      {"samples", run.sample_times.size()},
-      {"limits",
-       {{"max_steps", run.config.limits.max_steps},
-        {"max_rhs_calls", run.config.limits.max_rhs_calls > 0
-                              ? nlohmann::json(run.config.limits.max_rhs_calls)
-                              : nlohmann::json()},
-        {"time_limit_s", run.config.limits.wall_time_limit > 0
-                             ? nlohmann::json(run.config.limits.wall_time_limit)
-                             : nlohmann::json()}}},
-      {"reference",
-       {{"kind", to_string(ref.kind)},
-        {"provenance", ref.provenance},
-        {"accuracy", number_or_null(ref.accuracy)}}},
-  };
+  RunRecord record;
+  record.key = run.key;
+  record.problem = {p.info().id, p.params(), ProblemCase::Sizes{s.nq, s.mh, s.mn}, p.info().tags,
+                    p.output_names()};
+  record.method = {run.config.formulation_id(), run.formulation().effective_params()};
+  record.stepper = stepper_case(run);
+  record.t_end = run.t_end;
+  record.samples = static_cast<std::int64_t>(run.sample_times.size());
+  const LoopLimits& limits = run.config.limits;
+  record.limits =
+      LimitsRecord{limits.max_steps, std::nullopt,
+                   limits.wall_time_limit > 0 ? limits.wall_time_limit
+                                              : std::numeric_limits<double>::quiet_NaN()};
+  if (limits.max_rhs_calls > 0) record.limits->max_rhs_calls = limits.max_rhs_calls;
+  record.reference = ReferenceRecord{to_string(ref.kind), ref.provenance, ref.accuracy,
+                                     std::nullopt, std::nullopt};
+  return record;
 }
 
 Mat sample_reference(const GridReference& reference, const std::vector<double>& times) {
@@ -93,17 +97,18 @@ namespace {
 
 // The record's metrics; errors only against a reference, and only for a run that reached the
 // horizon.
-nlohmann::json run_metrics(const PreparedRun& run, RunResult& result, RunStatus status,
-                           const BranchMonitor& branch) {
+RunMetrics run_metrics(const PreparedRun& run, RunResult& result, RunStatus status,
+                       const BranchMonitor& branch) {
   const Problem& problem = *run.problem;
   if (status == RunStatus::ok && run.config.compute_reference)
     result.reference = run.grid_reference ? sample_reference(*run.grid_reference, result.series.t)
                                           : reference_at_samples(problem, result.series);
-  return {{"error", error_metrics(problem, result.series, result.reference)},
-          {"drift", drift_metrics(result.series)},
-          {"energy", energy_metrics(problem, result.series)},
-          {"multipliers", multiplier_metrics(problem, result.series)},
-          {"branch", branch.summary()}};
+  return {error_metrics(problem, result.series, result.reference),
+          drift_of(result.series.position_residual),
+          drift_of(result.series.velocity_residual),
+          energy_metrics(problem, result.series),
+          multiplier_metrics(problem, result.series),
+          branch.summary()};
 }
 
 // Integrates from (q0, v0) with the recorder and the branch monitor as observers, and fills the
@@ -129,15 +134,14 @@ void integrate_and_record(PreparedRun& run, const Vec& q0, const Vec& v0, RunRes
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.series = recorder.series();
 
-  result.status = outcome.status;
-  rec["status"] = to_string(outcome.status);
-  rec["message"] = outcome.message;
-  rec["t_reached"] = outcome.t_reached;
-  rec["metrics"] = run_metrics(run, result, outcome.status, branch);
-  rec["work"] = work_json(outcome.counters, method);
-  rec["timing"] = outcome.status == RunStatus::ok
-                      ? timed_repetitions(run, q0, v0, instrumented_seconds, start)
-                      : untimed(instrumented_seconds);
+  rec.status = outcome.status;
+  rec.message = outcome.message;
+  rec.t_reached = outcome.t_reached;
+  rec.metrics = run_metrics(run, result, outcome.status, branch);
+  rec.work = run_work(outcome.counters, method);
+  rec.timing = outcome.status == RunStatus::ok
+                   ? timed_repetitions(run, q0, v0, instrumented_seconds, start)
+                   : untimed(instrumented_seconds);
 }
 
 }  // namespace
@@ -155,13 +159,12 @@ RunResult execute_run(PreparedRun& run) {
   result.record = record_header(run);
   auto& rec = result.record;
   auto stop_before_start = [&](RunStatus status, const std::string& message) {
-    result.status = status;
-    rec["status"] = to_string(status);
-    rec["message"] = message;
-    rec["context"] = run_context();
+    rec.status = status;
+    rec.message = message;
+    rec.context = run_context();
     return result;
   };
-  if (!run.reference_block.is_null()) rec["reference"] = run.reference_block;
+  if (run.reference_block) rec.reference = run.reference_block;
   if (!run.reference_failure.empty())
     return stop_before_start(
         RunStatus::reference_failed,
@@ -172,7 +175,7 @@ RunResult execute_run(PreparedRun& run) {
   const Sizes sizes = run.problem->sizes();
   Vec q0(sizes.nq), v0(sizes.nq);
   try {
-    rec["initial"] = make_initial_state(*run.problem, run.config.initial, q0, v0);
+    rec.initial = make_initial_state(*run.problem, run.config.initial, q0, v0);
     run.formulation().bind(*run.problem);
   } catch (const NumericalFailure& failure) {
     return stop_before_start(failure.status(), failure.what());
@@ -180,7 +183,7 @@ RunResult execute_run(PreparedRun& run) {
     return stop_before_start(RunStatus::invalid_input, error.what());
   }
   integrate_and_record(run, q0, v0, result);
-  rec["context"] = run_context();
+  rec.context = run_context();
   return result;
 }
 

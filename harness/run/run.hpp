@@ -15,6 +15,7 @@
 #include "core/problem.hpp"
 #include "harness/run/initial_state.hpp"
 #include "harness/run/metrics.hpp"
+#include "records/run_record.hpp"
 #include "steppers/steppers.hpp"
 
 namespace cmb {
@@ -98,8 +99,8 @@ struct PreparedRun {
   // (needs_grid_reference), resolve_reference (harness/run/self_converged.hpp) fills these before
   // execute_run — the values and the record's "reference" block, or why they failed.
   std::optional<GridReference> grid_reference;
-  nlohmann::json reference_block;  // replaces the header's "reference" block when set
-  std::string reference_failure;   // non-empty: the run ends reference_failed without starting
+  std::optional<ReferenceRecord> reference_block;  // replaces the header's reference when set
+  std::string reference_failure;  // non-empty: the run ends reference_failed without starting
 };
 
 // True when the run measures its errors against a self-converged reference: the problem has
@@ -110,7 +111,7 @@ PreparedRun prepare_run(const RunConfig& config);
 
 // The parts of a run's record known before it starts (key, problem, method, stepper, limits,
 // reference): what a record says about a run that was stopped from outside.
-nlohmann::json record_header(const PreparedRun& run);
+RunRecord record_header(const PreparedRun& run);
 
 // A run checks its time limit between steps; one long step, the reference computation or the
 // timing repetitions can overrun it, so a watchdog (`run`) or the campaign parent stops it this
@@ -118,8 +119,7 @@ nlohmann::json record_header(const PreparedRun& run);
 inline double time_limit_margin(double limit) { return 2.0 + 0.05 * limit; }
 
 struct RunResult {
-  RunStatus status = RunStatus::ok;  // how the run ended; the record's "status" spells it
-  nlohmann::json record;             // the JSON document of docs/json_schema.md
+  RunRecord record;  // its status says how the run ended
   SampleSeries series;
   Mat reference;  // reference outputs at the sample times (empty if none)
   const Problem* problem = nullptr;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 
 #include "harness/run/context.hpp"
 #include "harness/run/run.hpp"
@@ -36,11 +37,10 @@ Mat run_on_grid(const std::string& id, const nlohmann::json& params, double t_en
   PreparedRun run = prepare_run(c);
   run.settings.land_on_samples = true;
   const RunResult result = execute_run(run);
-  if (result.status != RunStatus::ok)
+  if (result.record.status != RunStatus::ok)
     throw NumericalFailure(RunStatus::reference_failed,
                            "self-converged reference run " + run.key + " ended " +
-                               result.record["status"].get<std::string>() + ": " +
-                               result.record["message"].get<std::string>());
+                               to_string(result.record.status) + ": " + result.record.message);
   const auto& series = result.series;
   // Landing on the samples, every run must report exactly the grid: anything else would make
   // the two runs' rows refer to different times.
@@ -133,7 +133,7 @@ SelfConvergedReference self_converged_reference(const Problem& problem, double t
   ref.agreement = (a - b).cwiseAbs().maxCoeff();
   ref.provenance = {{"runs", recipe},
                     {"agreement", ref.agreement},
-                    {"context", run_context()},
+                    {"context", to_json(run_context())},
                     {"note",
                      "outputs of the first run; accuracy estimated by the largest "
                      "difference to the second"}};
@@ -145,20 +145,20 @@ SelfConvergedReference self_converged_reference(const Problem& problem, double t
 void resolve_reference(PreparedRun& run) {
   if (!needs_grid_reference(run)) return;
   const Problem& problem = *run.problem;
-  nlohmann::json& block = run.reference_block;
-  block["kind"] = to_string(ReferenceKind::self_converged);
+  ReferenceRecord& block = run.reference_block.emplace();
+  block.kind = to_string(ReferenceKind::self_converged);
   try {
     const SelfConvergedReference ref = self_converged_reference(
         problem, run.t_end, problem.reference_info().recipe, run.config.reference_cache);
     run.grid_reference = GridReference(ref);
-    block["provenance"] = ref.provenance;
-    block["accuracy"] = number_or_null(ref.agreement);
-    block["cache_file"] = ref.cache_file;
-    block["from_cache"] = ref.from_cache;
+    block.provenance = ref.provenance;
+    block.accuracy = ref.agreement;
+    block.cache_file = ref.cache_file;
+    block.from_cache = ref.from_cache;
   } catch (const NumericalFailure& failure) {
     run.reference_failure = failure.what();
-    block["provenance"] = std::string("could not be computed: ") + failure.what();
-    block["accuracy"] = nullptr;
+    block.provenance = std::string("could not be computed: ") + failure.what();
+    block.accuracy = std::numeric_limits<double>::quiet_NaN();
   }
 }
 

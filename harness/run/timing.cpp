@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -39,18 +40,15 @@ double quantile(const std::vector<double>& sorted, double p) {
   return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
 
-// min, median, max and spread of one clock, under `prefix` ("" or "cpu_"). The spread is the
-// interquartile range over the median (the range over the median below 4 repetitions): the
-// first repetition's cold caches and a rare interruption do not make it.
-void summarize(std::vector<double> seconds, const std::string& prefix, nlohmann::json& timing) {
+// min, median, max and spread of one clock. The spread is the interquartile range over the
+// median (the range over the median below 4 repetitions): the first repetition's cold caches
+// and a rare interruption do not make it.
+TimingRecord::Clock summarize(std::vector<double> seconds) {
   std::sort(seconds.begin(), seconds.end());
   const double mid = median(seconds);
   const double width = seconds.size() < 4 ? seconds.back() - seconds.front()
                                           : quantile(seconds, 0.75) - quantile(seconds, 0.25);
-  timing[prefix + "min_s"] = seconds.front();
-  timing[prefix + "median_s"] = mid;
-  timing[prefix + "max_s"] = seconds.back();
-  timing[prefix + "spread"] = mid > 0 ? width / mid : 0.0;
+  return {seconds.front(), mid, seconds.back(), mid > 0 ? width / mid : 0.0};
 }
 
 // Whether to start another repetition of a block that aims at `wanted` repetitions and
@@ -106,27 +104,26 @@ class PinnedToCore {
 };
 
 // A block's summary: its core, how many repetitions and the minimum of each clock.
-nlohmann::json core_block(int core, const std::vector<double>& wall, const std::vector<double>& cpu,
-                          std::size_t first) {
-  return {{"core", core},
-          {"repetitions", wall.size() - first},
-          {"min_s", *std::min_element(wall.begin() + first, wall.end())},
-          {"cpu_min_s", *std::min_element(cpu.begin() + first, cpu.end())}};
+TimingRecord::CoreBlock core_block(int core, const std::vector<double>& wall,
+                                   const std::vector<double>& cpu, std::size_t first) {
+  return {core, static_cast<std::int64_t>(wall.size() - first),
+          *std::min_element(wall.begin() + first, wall.end()),
+          *std::min_element(cpu.begin() + first, cpu.end())};
 }
 
 }  // namespace
 
-nlohmann::json untimed(double instrumented_seconds) {
-  return {{"instrumented_s", instrumented_seconds},
-          {"repetitions", 0},
-          {"min_s", nullptr},
-          {"median_s", nullptr}};
+TimingRecord untimed(double instrumented_seconds) {
+  TimingRecord timing;
+  timing.instrumented_s = instrumented_seconds;
+  timing.min_s = timing.median_s = std::numeric_limits<double>::quiet_NaN();
+  return timing;
 }
 
-nlohmann::json timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
-                                 double instrumented_seconds,
-                                 std::chrono::steady_clock::time_point start) {
-  nlohmann::json timing = untimed(instrumented_seconds);
+TimingRecord timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
+                               double instrumented_seconds,
+                               std::chrono::steady_clock::time_point start) {
+  TimingRecord timing = untimed(instrumented_seconds);
   if (run.config.repeat == 0) return timing;
   Formulation& method = run.formulation();
   Vec x(method.state_size());
@@ -160,21 +157,27 @@ nlohmann::json timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
       block_total += wall.back();
       longest = std::max(longest, wall.back());
     }
-    if (cores.size() > 1 && wall.size() > first)
-      timing["cores"].push_back(core_block(cores[b], wall, cpu, first));
+    if (cores.size() > 1 && wall.size() > first) {
+      if (!timing.cores) timing.cores.emplace();
+      timing.cores->push_back(core_block(cores[b], wall, cpu, first));
+    }
   }
   method.stats().set_enabled(true);
   if (limit > 0 && limit_left() <= 0)
-    timing["note"] = "repetitions stopped by the time limit after " + std::to_string(wall.size());
-  timing["repetitions"] = wall.size();
+    timing.note = "repetitions stopped by the time limit after " + std::to_string(wall.size());
+  timing.repetitions = static_cast<std::int64_t>(wall.size());
   if (wall.empty()) return timing;
-  timing["total_s"] = total;
-  summarize(wall, "", timing);
-  summarize(cpu, "cpu_", timing);
+  timing.total_s = total;
+  const TimingRecord::Clock on_wall = summarize(wall);
+  timing.min_s = on_wall.min_s;
+  timing.median_s = on_wall.median_s;
+  timing.max_s = on_wall.max_s;
+  timing.spread = on_wall.spread;
+  timing.cpu = summarize(cpu);
   return timing;
 }
 
-nlohmann::json time_prepared_run(PreparedRun& run, double instrumented_seconds) {
+TimingRecord time_prepared_run(PreparedRun& run, double instrumented_seconds) {
   const auto start = std::chrono::steady_clock::now();
   const Sizes sizes = run.problem->sizes();
   Vec q0(sizes.nq), v0(sizes.nq);
@@ -182,8 +185,8 @@ nlohmann::json time_prepared_run(PreparedRun& run, double instrumented_seconds) 
     make_initial_state(*run.problem, run.config.initial, q0, v0);
     run.formulation().bind(*run.problem);
   } catch (const std::exception& e) {
-    nlohmann::json timing = untimed(instrumented_seconds);
-    timing["note"] = std::string("not timed: the run did not start again: ") + e.what();
+    TimingRecord timing = untimed(instrumented_seconds);
+    timing.note = std::string("not timed: the run did not start again: ") + e.what();
     return timing;
   }
   return timed_repetitions(run, q0, v0, instrumented_seconds, start);

@@ -11,24 +11,23 @@
 #pragma once
 
 #include <chrono>
-#include <nlohmann/json.hpp>
 
 #include "harness/run/run.hpp"
 
 namespace cmb {
 
 // The timing block of a run that is not repeated: the instrumented run only.
-nlohmann::json untimed(double instrumented_seconds);
+TimingRecord untimed(double instrumented_seconds);
 
 // The timing block of an ok run from its initial state (q0, v0), the method bound; the
 // repetitions share the run's wall-time limit, counted from `start`.
-nlohmann::json timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
-                                 double instrumented_seconds,
-                                 std::chrono::steady_clock::time_point start);
+TimingRecord timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
+                               double instrumented_seconds,
+                               std::chrono::steady_clock::time_point start);
 
 // The timing block of a prepared run computed on its own (a campaign's timing pass): its
 // initial state, the method bound, then timed_repetitions. Numerical trouble (the run does not
 // start as it did) gives an untimed block with a note.
-nlohmann::json time_prepared_run(PreparedRun& run, double instrumented_seconds);
+TimingRecord time_prepared_run(PreparedRun& run, double instrumented_seconds);
 
 }  // namespace cmb

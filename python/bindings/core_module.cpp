@@ -34,9 +34,9 @@ py::tuple run(const std::string& request, bool with_series) {
     py::gil_scoped_release release;
     cmb::PreparedRun prepared = cmb::prepare_run(cmb::run_config_from_json(json::parse(request)));
     const cmb::RunResult result = cmb::run_with_reference(prepared);
-    if (result.status == cmb::RunStatus::invalid_input)
-      throw cmb::InputError(result.record["message"].get<std::string>());
-    record = result.record.dump();
+    if (result.record.status == cmb::RunStatus::invalid_input)
+      throw cmb::InputError(result.record.message);
+    record = cmb::to_json(result.record).dump();
     if (with_series && result.problem)
       cmb::stream_series_csv(*result.problem, result.series, result.reference,
                              [&series](const std::string& piece) { series += piece; });

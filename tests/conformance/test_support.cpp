@@ -92,7 +92,9 @@ RunResult run_in_process(RunConfig config) {
   return result;
 }
 
-nlohmann::json quick_run(RunConfig config) { return run_in_process(std::move(config)).record; }
+nlohmann::json quick_run(RunConfig config) {
+  return to_json(run_in_process(std::move(config)).record);
+}
 
 RunResult run_unregistered(std::unique_ptr<Problem> problem, const std::string& method,
                            const nlohmann::json& method_params, const std::string& stepper,

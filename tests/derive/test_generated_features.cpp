@@ -119,7 +119,7 @@ TEST(DerivedModel, HotCallsDoNotAllocate) {
 // term in M, Q, ν or γ is far larger.
 TEST(DerivedModel, RunFollowsTheDriveAndTheDampedHeading) {
   const RunResult r = run_unregistered(knife_edge(), "baumgarte", {}, "dopri5", 1e-10);
-  ASSERT_EQ(r.record["status"], "ok") << r.record["message"];
+  ASSERT_EQ(cmb::to_json(r.record)["status"], "ok") << cmb::to_json(r.record)["message"];
   const double a = 0.5, w = 2.0, k = 3.0, c = 0.05, inertia = 0.1, theta0 = 0.3;
   const double wn = std::sqrt(k / inertia), zeta = c / (2.0 * std::sqrt(k * inertia));
   const double wd = wn * std::sqrt(1.0 - zeta * zeta);
