@@ -19,21 +19,26 @@
 namespace cmb {
 
 // The problem that ran. A crash record (the worker died) knows the id and the given parameters
-// only; every other record has the sizes, tags and outputs too.
+// only; every other record has the sizes, tags and outputs too, and names the parameters given
+// with a value other than the default (`given`: what the run key names in brackets). Records
+// made before `given` existed leave it out.
 struct ProblemCase {
   struct Sizes {
     std::int64_t nq = 0, mh = 0, mn = 0;
   };
   std::string id;
   nlohmann::json params = nlohmann::json::object();  // by name, as the catalog entry declares
+  std::optional<std::vector<std::string>> given;
   std::optional<Sizes> sizes;
   std::optional<std::vector<std::string>> tags, outputs;
 };
 
-// The method, or the DAE integrator, with its parameters (given, defaulted and derived).
+// The method, or the DAE integrator, with its parameters (given, defaulted and derived) and, as
+// for the problem, the names of those given.
 struct FormulationCase {
   std::string id;
   nlohmann::json params = nlohmann::json::object();
+  std::optional<std::vector<std::string>> given;
 };
 
 enum class StepKind { fixed, adaptive };

@@ -1,4 +1,5 @@
 // The one reader of run records: JSON → RunRecord, every field checked as it is read.
+#include <algorithm>
 #include <cmath>
 
 #include "records/json_fields.hpp"
@@ -43,10 +44,24 @@ const json& params(ObjectFields& f) {
   return value;
 }
 
+// The names of the given parameters: each once, each one of `params`.
+std::optional<std::vector<std::string>> given(ObjectFields& f) {
+  if (!f.has("given")) return std::nullopt;
+  std::vector<std::string> names = f.texts("given");
+  const json& params = f.node()["params"];
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (!params.contains(names[i]) ||
+        std::find(names.begin(), names.begin() + i, names[i]) != names.begin() + i)
+      f.fail(f.pointer("given") + "/" + std::to_string(i),
+             "must name a parameter in params, once: found \"" + names[i] + "\"");
+  return names;
+}
+
 ProblemCase read_problem(ObjectFields& f) {
   ProblemCase p;
   p.id = f.text("id");
   p.params = params(f);
+  p.given = given(f);
   if (f.has("sizes"))
     p.sizes = block(f, "sizes", [](ObjectFields& s) {
       return ProblemCase::Sizes{s.count("nq", 1), s.count("mh"), s.count("mn")};
@@ -276,7 +291,8 @@ RunRecord read_run_record(const json& document, const std::string& file,
   r.message = f.text("message");
   r.problem = block(f, "problem", read_problem);
   r.method = block(f, "method", [](ObjectFields& m) {
-    return FormulationCase{m.text("id"), params(m)};
+    FormulationCase method{m.text("id"), params(m), given(m)};
+    return method;
   });
   r.stepper = block(f, "stepper", read_stepper);
   r.t_end = f.number_if_present("t_end");

@@ -22,9 +22,16 @@ const char* to_string(StepKind kind) { return kind == StepKind::fixed ? "fixed" 
 
 json problem_json(const ProblemCase& p) {
   json out = {{"id", p.id}, {"params", p.params}};
+  if (p.given) out["given"] = *p.given;
   if (p.sizes) out["sizes"] = {{"nq", p.sizes->nq}, {"mh", p.sizes->mh}, {"mn", p.sizes->mn}};
   if (p.tags) out["tags"] = *p.tags;
   if (p.outputs) out["outputs"] = *p.outputs;
+  return out;
+}
+
+json method_json(const FormulationCase& m) {
+  json out = {{"id", m.id}, {"params", m.params}};
+  if (m.given) out["given"] = *m.given;
   return out;
 }
 
@@ -197,14 +204,10 @@ json to_json(const TimingRecord& t) {
 }
 
 json to_json(const RunRecord& r) {
-  json out = {{"schema", kRunRecordSchema},
-              {"key", r.key},
-              {"status", to_string(r.status)},
-              {"message", r.message},
-              {"problem", problem_json(r.problem)},
-              {"method", {{"id", r.method.id}, {"params", r.method.params}}},
-              {"stepper", stepper_json(r.stepper)},
-              {"context", to_json(r.context)}};
+  json out = {{"schema", kRunRecordSchema},         {"key", r.key},
+              {"status", to_string(r.status)},      {"message", r.message},
+              {"problem", problem_json(r.problem)}, {"method", method_json(r.method)},
+              {"stepper", stepper_json(r.stepper)}, {"context", to_json(r.context)}};
   if (r.t_end) out["t_end"] = *r.t_end;
   if (r.samples) out["samples"] = *r.samples;
   if (r.limits) out["limits"] = limits_json(*r.limits);

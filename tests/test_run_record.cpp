@@ -14,6 +14,7 @@
 
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
+#include "harness/campaign/campaign.hpp"
 #include "harness/campaign/campaign_workers.hpp"
 #include "harness/run/run.hpp"
 #include "records/run_record.hpp"
@@ -187,6 +188,35 @@ TEST(RunRecord, RecordsOfRunsAndCrashesRoundTrip) {
     const json crashed = to_json(workers::crash_record(campaign_run, "test"));
     EXPECT_EQ(to_json(read_run_record(crashed, "crash")), crashed) << run.key;
   }
+}
+
+// The names in brackets of a key segment: "baumgarte[alpha=1][beta=5]" → alpha, beta.
+std::vector<std::string> bracketed_names(const std::string& segment) {
+  std::vector<std::string> names;
+  for (std::size_t at = segment.find('['); at != std::string::npos; at = segment.find('[', at + 1))
+    names.push_back(segment.substr(at + 1, segment.find('=', at) - at - 1));
+  return names;
+}
+
+// A record names the parameters its run was given (other than by default) as its key does: on
+// every run of the committed Baumgarte study, which gives alpha and beta over a grid (some at
+// their defaults) with perturbed initial states.
+TEST(RunRecord, GivenParametersAreThoseTheKeyNames) {
+  const fs::path file = fs::path(CMB_SOURCE_DIR) / "results" / "baumgarte_study" /
+                        "2026-11-23_20a9b21a4f30" / "campaign.json";
+  const Campaign campaign = parse_campaign(read_json_file(file.string(), "").dump(), "study");
+  int with_given = 0;
+  for (const CampaignRun& run : campaign.runs) {
+    const RunRecord header = record_header(prepare_run(run.config));
+    const std::string problem = run.key.substr(0, run.key.find('/'));
+    const std::string rest = run.key.substr(problem.size() + 1);
+    const std::string method = rest.substr(0, rest.find('/'));
+    ASSERT_TRUE(header.problem.given && header.method.given) << run.key;
+    EXPECT_EQ(*header.problem.given, bracketed_names(problem)) << run.key;
+    EXPECT_EQ(*header.method.given, bracketed_names(method)) << run.key;
+    with_given += !header.method.given->empty();
+  }
+  EXPECT_GT(with_given, 100);
 }
 
 }  // namespace

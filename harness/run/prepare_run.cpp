@@ -27,15 +27,11 @@ std::string format_number(double value) {
 
 // Stable key: problem/method/stepper/step-or-tolerance, with any explicitly given parameters.
 std::string run_key(const RunConfig& c, const StepperSpec& stepper, const StepperSettings& s) {
-  // A parameter given with its default value is the default configuration: same key.
   auto with_params = [](const std::string& id, const nlohmann::json& params,
                         const std::vector<ParamSpec>& specs) {
     std::string out = id;
-    for (const auto& [k, v] : params.items()) {
-      const ParamSpec* spec = find_param(specs, k);
-      if (spec && spec->default_value == v) continue;
-      out += "[" + k + "=" + v.dump() + "]";
-    }
+    for (const auto& name : given_params(params, specs))
+      out += "[" + name + "=" + params[name].dump() + "]";
     return out;
   };
   std::string key =
@@ -145,6 +141,16 @@ void make_formulation(const RunConfig& c, PreparedRun& run) {
   run.stepper = &find_stepper(c.stepper);
 }
 
+std::vector<std::string> given_params(const nlohmann::json& params,
+                                      const std::vector<ParamSpec>& specs) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : params.items()) {
+    const ParamSpec* spec = find_param(specs, name);
+    if (!spec || spec->default_value != value) names.push_back(name);
+  }
+  return names;
+}
+
 const StepperSpec& stepper_of(const RunConfig& config) {
   return config.steps_itself() ? integrator_stepper(config.integrator)
                                : find_stepper(config.stepper);
@@ -183,6 +189,8 @@ PreparedRun prepare_run(const RunConfig& given) {
                      " is too short to sample (t_end/100 underflows to 0)");
   run.sample_times = make_sample_times(run, sample_dt);
   run.key = run_key(config, *run.stepper, run.settings);
+  run.problem_given = given_params(config.problem_params, find_problem(config.problem).params);
+  run.method_given = given_params(config.method_params, method_params_of(formulation));
   return run;
 }
 

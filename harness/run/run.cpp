@@ -63,9 +63,11 @@ RunRecord record_header(const PreparedRun& run) {
   const ReferenceInfo ref = p.reference_info();
   RunRecord record;
   record.key = run.key;
-  record.problem = {p.info().id, p.params(), ProblemCase::Sizes{s.nq, s.mh, s.mn}, p.info().tags,
-                    p.output_names()};
-  record.method = {run.config.formulation_id(), run.formulation().effective_params()};
+  record.problem = {p.info().id,       p.params(),
+                    run.problem_given, ProblemCase::Sizes{s.nq, s.mh, s.mn},
+                    p.info().tags,     p.output_names()};
+  record.method = {run.config.formulation_id(), run.formulation().effective_params(),
+                   run.method_given};
   record.stepper = stepper_case(run);
   record.t_end = run.t_end;
   record.samples = static_cast<std::int64_t>(run.sample_times.size());

@@ -95,6 +95,9 @@ struct PreparedRun {
   double t_end = 0.0;
   std::vector<double> sample_times;  // excludes 0, ends at t_end
   std::string key;                   // stable, readable identifier of the configuration
+  // The parameters given with a value other than the default (by canonical name): those the
+  // key names, and the record's problem.given and method.given.
+  std::vector<std::string> problem_given, method_given;
   // A run is a leaf: when its errors are measured against a computed reference
   // (needs_grid_reference), resolve_reference (harness/run/self_converged.hpp) fills these before
   // execute_run — the values and the record's "reference" block, or why they failed.
@@ -108,6 +111,11 @@ struct PreparedRun {
 bool needs_grid_reference(const PreparedRun& run);
 
 PreparedRun prepare_run(const RunConfig& config);
+
+// The names in `params` whose value is not the default of `specs` (a parameter given with its
+// default value is the default configuration: same key, same identity).
+std::vector<std::string> given_params(const nlohmann::json& params,
+                                      const std::vector<ParamSpec>& specs);
 
 // The parts of a run's record known before it starts (key, problem, method, stepper, limits,
 // reference): what a record says about a run that was stopped from outside.

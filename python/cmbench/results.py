@@ -267,47 +267,68 @@ def identity(record):
       perturbation                  {"position", "velocity"} of the initial state, or None
       assembly                      'reject' or 'project'
 
-    The run key is read (_identity_from_key) only for what the fields cannot tell: which
-    parameters were given (_given), and what a record leaves out — a crash record's stepper
-    settings, horizon and initial state; the initial state of a run stopped before it was
-    checked."""
-    from_key = _identity_from_key(record)
+    The run key is read (_identity_from_key) only for what a record leaves out: which
+    parameters were given where the record has no `given` list (records made before it, crash
+    records), a crash record's stepper settings, horizon and initial state, and the initial
+    state of a run stopped before it was checked. A record that holds all of these is read
+    without its key."""
+    key = _KeyReader(record)
     problem, method = record.get("problem") or {}, record.get("method") or {}
     stepper = record.get("stepper") or {}
-    named = _names_this_run(from_key, problem, method, stepper)
     ident = {"problem": problem.get("id"),
-             "problem_params": _given(problem.get("params"),
-                                      from_key["problem_params"] if named else None),
+             "problem_params": _given_params(problem, "problem_params", key),
              "method": method.get("id"),
-             "method_params": _given(method.get("params"),
-                                     from_key["method_params"] if named else None),
+             "method_params": _given_params(method, "method_params", key),
              "stepper": stepper.get("id")}
     setting = _setting(stepper)
-    ident.update(setting if setting else {k: from_key[k] for k in _SETTING_FIELDS})
+    ident.update(setting if setting else {k: key.part(k) for k in _SETTING_FIELDS})
     horizon = _horizon(record, problem)
-    ident["t_end"] = from_key["t_end"] if horizon is _UNKNOWN else horizon
+    ident["t_end"] = key.part("t_end") if horizon is _UNKNOWN else horizon
     initial = _initial_state(record)
-    ident.update(initial if initial else {k: from_key[k] for k in ("perturbation", "assembly")})
+    ident.update(initial if initial else {k: key.part(k) for k in ("perturbation", "assembly")})
     return ident
+
+
+class _KeyReader:
+    """The parts of a record's identity that its run key spells, parsed on first use only."""
+
+    def __init__(self, record):
+        self._record = record
+        self._parts = None
+
+    def part(self, name):
+        if self._parts is None:
+            self._parts = _identity_from_key(self._record)
+        return self._parts[name]
+
+    def names_this_run(self):
+        """Whether the key names this record's problem, method and stepper (a key that does
+        not — damaged, or not cmbench's — says nothing about its parameters either)."""
+        record = self._record
+        return (self.part("problem"), self.part("method"), self.part("stepper")) == tuple(
+            (record.get(block) or {}).get("id") for block in ("problem", "method", "stepper"))
+
+
+def _given_params(block, field, key):
+    """{name: value} of the parameters a problem or method block was given: the names its
+    `given` list holds, else those its key names (_given)."""
+    params = block.get("params") if isinstance(block.get("params"), dict) else {}
+    names = block.get("given")
+    if isinstance(names, list):
+        return {name: params.get(name) for name in names}
+    return _given(params, key.part(field) if key.names_this_run() else None)
 
 
 _UNKNOWN = object()  # a part of the identity the record does not hold
 _SETTING_FIELDS = ("kind", "sweep", "value", "abs_tol")
 
 
-def _names_this_run(from_key, problem, method, stepper):
-    """Whether the key names this record's problem, method and stepper (a key that does not —
-    damaged, or not cmbench's — says nothing about its parameters either)."""
-    return (from_key["problem"], from_key["method"], from_key["stepper"]) == \
-        (problem.get("id"), method.get("id"), stepper.get("id"))
-
-
 def _given(params, named):
     """The parameters a run was given, with the values its record holds (what ran, typed: 1.0
-    where the campaign gave 1). Which ones were given the fields cannot tell — a record's params
-    hold the given and the defaulted values alike, and the defaults are those of the build that
-    wrote it (udwadia_kalaba's variant was 'eig' by default, now 'cholesky') — so the names are
-    the key's (`named`). Without a key that names the run (None) every parameter counts: its
+    where the campaign gave 1), for a record without a `given` list: its params hold the given
+    and the defaulted values alike, and the defaults are those of the build that wrote it
+    (udwadia_kalaba's variant was 'eig' by default, now 'cholesky'), so the names are the
+    key's (`named`). Without a key that names the run (None) every parameter counts: its
     labels get long, but distinct runs never share a series."""
     params = params if isinstance(params, dict) else {}
     if named is None:
