@@ -26,8 +26,8 @@ Command add_compare_command(CLI::App& app);
 // An integer option's lower bound, with a message that names the value (CLI11's own range check
 // prints the largest double instead).
 CLI::Validator integer_at_least(long minimum);
-// An output option given as '' would otherwise be taken as "not given".
-void require_nonempty(const CLI::Option* option, const std::string& value);
+// A path cmbench writes to: neither empty nor "-" (records/output.hpp, output_path_problem).
+CLI::Validator output_path();
 
 // "key=value" with a JSON value (a bare word is a string): the one parser of --param.
 std::pair<std::string, nlohmann::json> parse_assignment(const std::string& text);

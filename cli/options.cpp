@@ -3,8 +3,18 @@
 #include "cli/command.hpp"
 #include "core/errors.hpp"
 #include "core/params.hpp"
+#include "records/output.hpp"
 
 namespace cmb::cli {
+
+CLI::Validator output_path() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::string problem = output_path_problem(text);
+        return problem.empty() ? problem : "'" + text + "' " + problem;
+      },
+      "PATH");
+}
 
 CLI::Validator integer_at_least(long minimum) {
   return CLI::Validator(
@@ -22,11 +32,6 @@ CLI::Validator integer_at_least(long minimum) {
         return {};
       },
       "INTEGER >= " + std::to_string(minimum));
-}
-
-void require_nonempty(const CLI::Option* option, const std::string& value) {
-  if (option->count() && value.empty())
-    throw InputError(option->get_name() + " is empty: give a path");
 }
 
 std::pair<std::string, nlohmann::json> parse_assignment(const std::string& text) {

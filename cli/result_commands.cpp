@@ -20,7 +20,6 @@ namespace {
 struct CampaignCommand {
   std::string file, shard;
   CampaignOptions campaign;
-  CLI::Option* out = nullptr;
   bool prepare_references = false;
 };
 
@@ -37,7 +36,6 @@ void choose_shard(CampaignCommand& o) {
 }
 
 int run_campaign_command(CampaignCommand& o) {
-  require_nonempty(o.out, o.campaign.out_dir);
   choose_shard(o);
   const Campaign campaign = load_campaign(o.file);
   if (o.prepare_references) {
@@ -75,8 +73,10 @@ Command add_campaign_command(CLI::App& app) {
                    "worker processes (default: the CPUs this process may use, at most "
                    "SLURM_CPUS_PER_TASK)")
       ->check(integer_at_least(1));
-  o->out = campaign->add_option("--out", o->campaign.out_dir,
-                                "output directory (default results/<name>/<date>_<git sha>)");
+  campaign
+      ->add_option("--out", o->campaign.out_dir,
+                   "output directory (default results/<name>/<date>_<git sha>)")
+      ->check(output_path());
   campaign->add_option("--filter", o->campaign.filter,
                        "only runs whose key matches this POSIX extended regular expression");
   campaign->add_flag("--resume", o->campaign.resume, "finish an interrupted campaign in --out");
@@ -85,9 +85,11 @@ Command add_campaign_command(CLI::App& app) {
   campaign->add_option("--shard", o->shard,
                        "run slice I of N (I/N, e.g. 2/3), or 'slurm': this task's slice of its "
                        "Slurm job array (the default inside one)");
-  campaign->add_option("--reference-cache", o->campaign.reference_cache,
-                       "directory of self-converged references shared by every run and shard "
-                       "(default: the file's reference_cache, else references/ beside --out)");
+  campaign
+      ->add_option("--reference-cache", o->campaign.reference_cache,
+                   "directory of self-converged references shared by every run and shard "
+                   "(default: the file's reference_cache, else references/ beside --out)")
+      ->check(output_path());
   campaign->add_flag("--prepare-references", o->prepare_references,
                      "compute the self-converged references the runs need into the cache, then "
                      "stop (before a job array starts)");
@@ -112,7 +114,9 @@ Command add_merge_command(CLI::App& app) {
       "Join the result directories of campaign shards into one complete result set (results, "
       "run records and series)");
   merge->add_option("dirs", o->dirs, "result directories (each with a results.json)")->required();
-  merge->add_option("--out", o->out, "directory of the merged result set")->required();
+  merge->add_option("--out", o->out, "directory of the merged result set")
+      ->required()
+      ->check(output_path());
   merge->add_flag("--force", o->merge.force,
                   "merge results of different campaign files or builds, or replace an earlier "
                   "merge in --out");
@@ -147,7 +151,8 @@ Command add_compare_command(CLI::App& app) {
       ->expected(2);
   compare->add_option("--rel-tol", o->compare.rel_tol,
                       "numbers within this relative difference count as equal (default 0: exact)");
-  compare->add_option("--json", o->compare.json_out, "also write the comparison as JSON here");
+  compare->add_option("--json", o->compare.json_out, "also write the comparison as JSON here")
+      ->check(output_path());
   return {compare, [o] {
             return compare_results(o->inputs[0], o->inputs[1], o->compare, std::cout) ? 1 : 0;
           }};

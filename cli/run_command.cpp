@@ -71,11 +71,20 @@ void print_summary(const RunRecord& r) {
 
 // Outputs are checked before the simulation, so that an unwritable path costs no run time.
 void check_outputs(const std::string& out_path, const std::string& series_path) {
-  if (!out_path.empty() && out_path == series_path)
-    throw InputError("--out and --series name the same file '" + out_path +
-                     "': the record and the series would overwrite each other");
+  if (!out_path.empty() && !series_path.empty() && same_file(out_path, series_path))
+    throw InputError("--out '" + out_path + "' and --series '" + series_path +
+                     "' name the same file: the record and the series would overwrite each other");
   if (!out_path.empty()) check_writable(out_path);
   if (!series_path.empty()) check_writable(series_path);
+}
+
+// Removes the series file at `series_path`: one written before the record failed, or an earlier
+// run's left beside a record of a run stopped from outside (which has no series). Never a device
+// or FIFO (as root, removing /dev/null would delete the node).
+void remove_series_file(const std::string& series_path) {
+  std::error_code ec;
+  if (!series_path.empty() && std::filesystem::is_regular_file(series_path, ec))
+    std::filesystem::remove(series_path, ec);
 }
 
 // Both files or neither: when the second cannot be written, the first is removed again.
@@ -89,10 +98,7 @@ void write_outputs(const std::string& out_path, const RunResult& result,
   try {
     write_run_record(out_path, result.record, 2);
   } catch (const OutputError&) {
-    // Never a device or FIFO (as root, removing /dev/null would delete the node).
-    std::error_code ec;
-    if (!series_path.empty() && std::filesystem::is_regular_file(series_path, ec))
-      std::filesystem::remove(series_path, ec);
+    remove_series_file(series_path);
     throw;
   }
 }
@@ -152,6 +158,7 @@ int run_with(RunConfig config, const std::vector<std::string>& params, const std
     int code = 1;
     try {
       if (!out_path.empty()) write_run_record(out_path, stopped, 2);
+      remove_series_file(series_path);
       std::cout << stopped.key << ": time_limit (" << why.str() << ")" << std::endl;
     } catch (const OutputError& e) {
       std::cerr << "cmbench: error: " << e.what() << std::endl;
@@ -180,7 +187,6 @@ struct RunOptions {
   std::string out_path, series_path;
   std::vector<std::string> setting_texts = std::vector<std::string>(run_settings().size());
   std::vector<CLI::Option*> setting_opts;
-  CLI::Option *out_opt, *series_opt;
 };
 
 // The method and stepper, or the DAE integrator (which steps itself: stepper "dae").
@@ -213,8 +219,6 @@ RunConfig settings_of(const RunOptions& o) {
     given[setting.name] = value;
   }
   apply_run_settings(config, given, SettingSurface::command_line);
-  require_nonempty(o.out_opt, o.out_path);
-  require_nonempty(o.series_opt, o.series_path);
   return config;
 }
 
@@ -252,9 +256,10 @@ Command add_run_command(CLI::App& app) {
                   "parameter key=value; keys: problem.KEY, method.KEY, or an unprefixed key "
                   "that only one of them declares (repeatable)");
   add_setting_options(run, *o);
-  o->out_opt = run->add_option("--out", o->out_path, "write the JSON record here (atomically)");
-  o->series_opt =
-      run->add_option("--series", o->series_path, "write the sampled time series as CSV here");
+  run->add_option("--out", o->out_path, "write the JSON record here (atomically)")
+      ->check(output_path());
+  run->add_option("--series", o->series_path, "write the sampled time series as CSV here")
+      ->check(output_path());
   return {run, [o] { return run_with(settings_of(*o), o->params, o->out_path, o->series_path); }};
 }
 

@@ -150,4 +150,28 @@ void copy_file_atomically(const std::string& from, const std::string& to) {
   ::close(fd);
 }
 
+std::string output_path_problem(const std::string& path) {
+  if (path.empty()) return "is empty: give a path";
+  if (path == "-")
+    return "names standard output, which cmbench does not write to (it writes files whole): "
+           "give a file name";
+  return {};
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec_a, ec_b, ec;
+  if (fs::equivalent(a, b, ec)) return true;
+  // A link is followed as the writer follows it, also to a file that does not exist yet.
+  fs::path target_a, target_b;
+  try {
+    target_a = resolve_links(a);
+    target_b = resolve_links(b);
+  } catch (const OutputError&) {
+    return false;  // a loop: the writer refuses it
+  }
+  const fs::path ca = fs::weakly_canonical(fs::absolute(target_a, ec), ec_a);
+  const fs::path cb = fs::weakly_canonical(fs::absolute(target_b, ec), ec_b);
+  return !ec_a && !ec_b && ca == cb;
+}
+
 }  // namespace cmb

@@ -33,6 +33,16 @@ void write_file_atomically(const std::string& path,
 // pieces; OutputError when `from` cannot be read or `to` written.
 void copy_file_atomically(const std::string& from, const std::string& to);
 
+// Why `path` cannot name a file cmbench writes, or "" when it can: an empty path names nothing
+// (it would mean the current directory, or the default, by accident), and "-" is not standard
+// output here (cmbench writes files, whole, and would create one named "-").
+std::string output_path_problem(const std::string& path);
+
+// Whether `a` and `b` name the same file: the same path after following symbolic links as the
+// writer does (to a file that may not exist yet) and resolving "." and "..", or the same
+// existing file (a hard link).
+bool same_file(const std::string& a, const std::string& b);
+
 // Throws OutputError unless `path` can be written by write_file_atomically: not a directory,
 // and the directory it would go to exists or can be created and is writable. Creates nothing.
 void check_writable(const std::string& path);

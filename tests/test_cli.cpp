@@ -217,17 +217,19 @@ TEST(Cli, AStepThatDoesNotAdvanceTimeEndsTheRunAtOnce) {
 // stopped by the watchdog at limit + margin (1 s + 2.05 s): record written with status
 // time_limit, exit 1. Nothing depends on the machine's speed: the watchdog must not fire before
 // 3.05 s, and it fired before the step ended when the record carries its message (a run that got
-// past the step would have been stopped by the check between steps, with another message).
+// past the step would have been stopped by the check between steps, with another message). An
+// earlier run's series at --series is removed: this run has none, and the old one is not its.
 TEST(Cli, TheWatchdogStopsARunStuckInsideAStep) {
   const std::filesystem::path dir = temp_path("watchdog");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  std::ofstream(dir / "series.csv") << "t,position_residual\n0,0\n";
   const auto start = std::chrono::steady_clock::now();
   const CliResult r = cmb::test::cli_of(
       CMB_STUCK_CLI_PATH,
       "run --problem simple_pendulum --method stuck_in_step --param seconds=60 --stepper rk4 "
       "--dt 0.001 --time-limit 1 --out " +
-          (dir / "record.json").string());
+          (dir / "record.json").string() + " --series " + (dir / "series.csv").string());
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("stuck_in_step: blocking inside the first step"), std::string::npos)
@@ -242,6 +244,7 @@ TEST(Cli, TheWatchdogStopsARunStuckInsideAStep) {
       std::string::npos)
       << record["message"];
   EXPECT_FALSE(record.contains("metrics")) << "the run got past its stuck step";
+  EXPECT_FALSE(std::filesystem::exists(dir / "series.csv")) << "an earlier run's series is left";
   std::filesystem::remove_all(dir);
 }
 

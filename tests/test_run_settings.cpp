@@ -42,6 +42,7 @@ std::vector<json> generated_values(std::mt19937_64& rng, int count) {
                               "reject",
                               "project",
                               "",
+                              "-",
                               "3",
                               "1e-6",
                               "x",

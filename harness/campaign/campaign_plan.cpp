@@ -14,6 +14,7 @@
 #include "core/json_input.hpp"
 #include "harness/run/context.hpp"
 #include "harness/run/run_settings.hpp"
+#include "records/output.hpp"
 
 namespace cmb {
 
@@ -142,7 +143,10 @@ CampaignOptions campaign_options_from_json(const json& given) {
       if (!value.is_number_integer() || value.get<double>() < 1 || value.get<double>() > 4096)
         refuse(name, value, "a whole number from 1 to 4096");
       options.jobs = value.get<int>();
-    } else if (name == "out" || name == "filter" || name == "shard") {
+    } else if (name == "out") {
+      if (!value.is_string() || !output_path_problem(value.get<std::string>()).empty())
+        refuse(name, value, "a directory path (not empty, not '-')");
+    } else if (name == "filter" || name == "shard") {
       if (!value.is_string()) refuse(name, value, "a string");
     } else if (name == "resume" || name == "force" || name == "dry_run" || name == "progress") {
       if (!value.is_boolean()) refuse(name, value, "true or false");

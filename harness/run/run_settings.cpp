@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
 #include "core/params.hpp"
+#include "records/output.hpp"
 
 namespace cmb {
 
@@ -93,7 +94,7 @@ std::string expected_value(const RunSetting& s) {
     case SettingType::choice:
       return "one of " + join(s.choices, ", ");
     case SettingType::path:
-      return "a non-empty path";
+      return "a path (not empty, not '-')";
     case SettingType::number:
       break;
   }
@@ -116,7 +117,7 @@ std::string value_problem(const RunSetting& s, const json& value) {
   } else if (s.type == SettingType::choice && value.is_string()) {
     ok = std::find(s.choices.begin(), s.choices.end(), value.get<std::string>()) != s.choices.end();
   } else if (s.type == SettingType::path && value.is_string()) {
-    ok = !value.get<std::string>().empty();
+    ok = output_path_problem(value.get<std::string>()).empty();
   }
   return ok ? std::string() : "expected " + expected_value(s);
 }

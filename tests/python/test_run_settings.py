@@ -73,7 +73,7 @@ VALUES = st.one_of(
     st.integers(min_value=-3, max_value=1200),
     st.integers(min_value=10**12 - 3, max_value=10**12 + 3),
     st.sampled_from([0, 1, 3.0, 0.0, 1e-300, "problem", "self_converged", "reject", "project", "",
-                     "refs", True, [1], {}]),
+                     "-", "refs", True, [1], {}]),
     st.text(alphabet="abc19.-", min_size=1, max_size=5))
 
 
@@ -189,12 +189,15 @@ def test_the_former_disagreements_are_refused_everywhere(flag, text, python):
 # cmbench.campaign's options: what type each takes.
 CAMPAIGN = {"name": "options", "repeat": 0, "problems": [{"id": "simple_pendulum", "t_end": 0.05}],
             "methods": [{"id": "index1"}], "steppers": [{"id": "rk4", "dt": 0.01}]}
-OPTION_TYPES = {"jobs": "a whole number from 1 to 4096", "out": "a string", "filter": "a string",
+OPTION_TYPES = {"jobs": "a whole number from 1 to 4096",
+                "out": "a directory path (not empty, not '-')", "filter": "a string",
                 "shard": "a string", "resume": "true or false", "force": "true or false",
                 "dry_run": "true or false", "progress": "true or false"}
 
 
 def well_typed(name, value):
+    if name == "out":
+        return isinstance(value, str) and value not in ("", "-")
     if OPTION_TYPES[name] == "a string":
         return isinstance(value, str)
     if OPTION_TYPES[name] == "true or false":
