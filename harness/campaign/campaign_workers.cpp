@@ -1,5 +1,6 @@
 #include "harness/campaign/campaign_workers.hpp"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -138,11 +139,26 @@ namespace {
 
 }  // namespace
 
+namespace {
+
+// In a worker just forked from `parent`: the kernel kills it when the parent dies, whatever
+// kills the parent (SIGKILL included, which the parent cannot catch to stop its workers); and it
+// ends at once if the parent died before that was arranged. An orphan would run on past its time
+// limit, which only the parent enforces, and write into a result set nobody gathers.
+void die_with_parent(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) _exit(kInternalError);
+}
+
+}  // namespace
+
 pid_t start_worker(const CampaignRun& run, const fs::path& out, const WorkerSettings& settings) {
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
+    die_with_parent(parent);
     default_stop_signals();
     work(run, out, settings);
   }
@@ -177,9 +193,11 @@ namespace {
 
 pid_t start_timing_worker(const CampaignRun& run, const fs::path& out) {
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
+    die_with_parent(parent);
     default_stop_signals();
     time_run(run, out / "runs" / (run.file + ".json"));
   }
