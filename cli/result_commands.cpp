@@ -78,7 +78,7 @@ Command add_campaign_command(CLI::App& app) {
                    "output directory (default results/<name>/<date>_<git sha>)")
       ->check(output_path());
   campaign->add_option("--filter", o->campaign.filter,
-                       "only runs whose key matches this POSIX extended regular expression");
+                       "only runs whose key matches this regular expression (RE2 syntax)");
   campaign->add_flag("--resume", o->campaign.resume, "finish an interrupted campaign in --out");
   campaign->add_flag("--force", o->campaign.force,
                      "with --resume: continue although --out holds a different campaign file");

@@ -9,7 +9,7 @@ packages=(
   libeigen3-dev libboost-dev nlohmann-json3-dev libcli11-dev libgtest-dev libalglib-dev
   python3 python3-dev python3-matplotlib python3-numpy python3-sympy python3-pandas python3-pytest
   python3-hypothesis python3-jsonschema
-  pybind11-dev pyflakes3 libsundials-dev
+  pybind11-dev pyflakes3 libsundials-dev libre2-dev pkgconf
   "$@"
 )
 # SUNDIALS' CMake configuration (libsundials-dev) looks for OpenMP, which clang finds only with

@@ -1,12 +1,14 @@
 #include "harness/campaign/campaign_plan.hpp"
 
-#include <regex.h>
+#include <re2/re2.h>
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -26,33 +28,35 @@ using nlohmann::json;
 
 namespace {
 
-// --filter as a POSIX extended regular expression. glibc matches these without backtracking
-// (std::regex's ECMAScript matcher takes exponential time on patterns like '(.*)*X').
+// --filter in RE2's syntax: RE2 matches in time linear in the key whatever the pattern (it has
+// no backreferences, which make matching exponential), and compiles a pattern within a memory
+// budget, so neither a pathological pattern nor a huge repetition can stall or exhaust a campaign.
+constexpr std::size_t kMaxFilterChars = 1000;
+constexpr std::int64_t kFilterMemoryBytes = std::int64_t(8) << 20;
+
 class KeyFilter {
  public:
-  KeyFilter(const std::string& pattern, SettingSurface surface) : active_(!pattern.empty()) {
-    if (!active_) return;
-    const int error = ::regcomp(&regex_, pattern.c_str(), REG_EXTENDED | REG_NOSUB);
-    if (error != 0) {
-      char reason[256];
-      ::regerror(error, &regex_, reason, sizeof reason);
+  KeyFilter(const std::string& pattern, SettingSurface surface) {
+    if (pattern.empty()) return;
+    if (pattern.size() > kMaxFilterChars)
+      throw InputError(written("filter", pattern.substr(0, 40) + "...", surface) + ": " +
+                       std::to_string(pattern.size()) + " characters, more than the " +
+                       std::to_string(kMaxFilterChars) + " a filter may have");
+    RE2::Options options;
+    options.set_log_errors(false);
+    options.set_max_mem(kFilterMemoryBytes);
+    regex_ = std::make_unique<RE2>(pattern, options);
+    if (!regex_->ok())
       throw InputError(written("filter", pattern, surface) +
-                       ": not a valid (POSIX extended) regular expression: " + reason);
-    }
+                       ": not a valid regular expression (RE2 syntax, which has no "
+                       "backreferences): " +
+                       regex_->error());
   }
-  ~KeyFilter() {
-    if (active_) ::regfree(&regex_);
-  }
-  KeyFilter(const KeyFilter&) = delete;
-  KeyFilter& operator=(const KeyFilter&) = delete;
 
-  bool matches(const std::string& key) const {
-    return !active_ || ::regexec(&regex_, key.c_str(), 0, nullptr, 0) == 0;
-  }
+  bool matches(const std::string& key) const { return !regex_ || RE2::PartialMatch(key, *regex_); }
 
  private:
-  bool active_;
-  regex_t regex_{};
+  std::unique_ptr<RE2> regex_;
 };
 
 // A whole number (at most 9 digits) from `text`, or -1.
