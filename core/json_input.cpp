@@ -86,7 +86,10 @@ std::string excerpt(const json& value, std::size_t max_chars) {
   std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
   if (text.size() <= max_chars) return text;
   const std::size_t total = text.size();
-  text.resize(max_chars);
+  // Cut before a character, never inside one: a message stays valid UTF-8 where it is written.
+  std::size_t cut = max_chars;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  text.resize(cut);
   return text + "… (" + std::to_string(total) + " characters)";
 }
 

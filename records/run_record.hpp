@@ -205,7 +205,9 @@ void write_run_record(const std::string& path, const RunRecord& record, int inde
 
 // The record in `document`; throws InputError naming `file` and the JSON Pointer of the first
 // field that is missing, of the wrong type or out of range, and any field a run record does not
-// have (a newer writer's or a typo's: nothing is dropped unread).
+// have (a newer writer's or a typo's: nothing is dropped unread). What cmbench writes reads back
+// to the same text; an accepted document written by hand reads back equal in value (a real
+// field given as 1 is written 1.0).
 RunRecord read_run_record(const nlohmann::json& document, const std::string& file,
                           const std::string& pointer = "");
 

@@ -44,11 +44,10 @@ const json& params(ObjectFields& f) {
   return value;
 }
 
-// The names of the given parameters: each once, each one of `params`.
-std::optional<std::vector<std::string>> given(ObjectFields& f) {
+// The names of the given parameters: each once, each one of `params` (the block's, read).
+std::optional<std::vector<std::string>> given(ObjectFields& f, const json& params) {
   if (!f.has("given")) return std::nullopt;
   std::vector<std::string> names = f.texts("given");
-  const json& params = f.node()["params"];
   for (std::size_t i = 0; i < names.size(); ++i)
     if (!params.contains(names[i]) ||
         std::find(names.begin(), names.begin() + i, names[i]) != names.begin() + i)
@@ -61,7 +60,7 @@ ProblemCase read_problem(ObjectFields& f) {
   ProblemCase p;
   p.id = f.text("id");
   p.params = params(f);
-  p.given = given(f);
+  p.given = given(f, p.params);
   if (f.has("sizes"))
     p.sizes = block(f, "sizes", [](ObjectFields& s) {
       return ProblemCase::Sizes{s.count("nq", 1), s.count("mh"), s.count("mn")};
@@ -291,7 +290,8 @@ RunRecord read_run_record(const json& document, const std::string& file,
   r.message = f.text("message");
   r.problem = block(f, "problem", read_problem);
   r.method = block(f, "method", [](ObjectFields& m) {
-    FormulationCase method{m.text("id"), params(m), given(m)};
+    FormulationCase method{m.text("id"), params(m)};
+    method.given = given(m, method.params);
     return method;
   });
   r.stepper = block(f, "stepper", read_stepper);

@@ -224,7 +224,10 @@ json to_json(const RunRecord& r) {
 }
 
 void write_run_record(const std::string& path, const RunRecord& record, int indent) {
-  write_file_atomically(path, to_json(record).dump(indent) + "\n");
+  // A message may quote bytes of a damaged file that are not UTF-8: replaced, never a throw.
+  write_file_atomically(
+      path,
+      to_json(record).dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace cmb

@@ -190,6 +190,24 @@ TEST(RunRecord, RecordsOfRunsAndCrashesRoundTrip) {
   }
 }
 
+// A message quoting a damaged file is written all the same: an excerpt is cut between
+// characters, never inside one (for every cut of text in 1-, 2-, 3- and 4-byte characters), and
+// a record whose message holds bytes that are not UTF-8 (a parse error quotes what it read) is
+// written with them replaced, not refused by the JSON writer.
+TEST(RunRecord, MessagesQuotingDamagedFilesAreWritten) {
+  const std::string text = "a\u00e9\u20ac\U0001F600b\u00e9\u00e9\u20ac\U0001F600";
+  const json value = json::parse("\"" + text + "\"");
+  for (std::size_t cut = 1; cut < 40; ++cut)
+    EXPECT_NO_THROW(json(excerpt(value, cut)).dump()) << "cut at " << cut;
+  RunRecord record = read_run_record(rich_record(), "r.json");
+  record.message = std::string("last read: '\xff\xfe\xc3'");
+  const fs::path file = fs::temp_directory_path() / "cmb_run_record_message.json";
+  ASSERT_NO_THROW(write_run_record(file.string(), record));
+  EXPECT_NE(read_json_file(file.string(), "r")["message"].get<std::string>().find("\xef\xbf\xbd"),
+            std::string::npos);
+  fs::remove(file);
+}
+
 // The names in brackets of a key segment: "baumgarte[alpha=1][beta=5]" → alpha, beta.
 std::vector<std::string> bracketed_names(const std::string& segment) {
   std::vector<std::string> names;

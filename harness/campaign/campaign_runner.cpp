@@ -171,7 +171,9 @@ CampaignSummary write_results(const Campaign& campaign, const CampaignOptions& o
                         {"filter", options.filter},
                         {"context", to_json(run_context())},
                         {"runs", runs}};
-  write_file_atomically(summary.results.string(), results.dump(1) + "\n");
+  // A crash record's message may quote bytes of a damaged record that are not UTF-8.
+  write_file_atomically(summary.results.string(),
+                        results.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
   return summary;
 }
 
