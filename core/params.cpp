@@ -96,7 +96,12 @@ nlohmann::json checked_value(const std::string& owner, const ParamSpec& spec,
       return value;
     case ParamType::text:
       if (!value.is_string()) throw wrong_type();
-      return value;
+      if (!spec.canonical_text) return value;
+      try {
+        return spec.canonical_text(value.get<std::string>());
+      } catch (const InputError& e) {
+        throw InputError(label + " of " + owner + ": " + e.what());
+      }
     case ParamType::choice:
       if (!value.is_string()) throw wrong_type();
       for (const auto& c : spec.choices)
@@ -133,12 +138,13 @@ const ParamSpec* find_param(const std::vector<ParamSpec>& specs, const std::stri
   return nullptr;
 }
 
-nlohmann::json canonical_param_names(const std::string& owner, const nlohmann::json& given,
-                                     const std::vector<ParamSpec>& specs) {
+nlohmann::json canonical_params(const std::string& owner, const nlohmann::json& given,
+                                const std::vector<ParamSpec>& specs) {
   if (!given.is_object()) return given;
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [key, spec] : resolve_keys(owner, given, specs))
-    out[spec ? spec->name : key] = given.at(key);
+    out[spec ? spec->name : key] =
+        spec ? checked_value(owner, *spec, key, given.at(key)) : given.at(key);
   return out;
 }
 

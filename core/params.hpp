@@ -3,6 +3,7 @@
 // the offending key or value and lists what is valid.
 #pragma once
 
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -25,6 +26,10 @@ struct ParamSpec {
   // Former names still accepted after a rename, so that older campaign files keep working.
   // Parsing maps them to `name`, the only name results record.
   std::vector<std::string> aliases;
+  // For a text parameter with a syntax of its own: the one spelling of what `text` means, or an
+  // InputError saying what is wrong with it (prefixed with the parameter's name by the parser).
+  // Two spellings of one value then make one run key, and a loose one ("1x") is refused.
+  std::function<std::string(const std::string& text)> canonical_text;
 };
 
 // Shorthands that keep parameter tables readable.
@@ -39,11 +44,13 @@ ParamSpec choice_param(std::string name, std::vector<std::string> choices,
 // The spec that `key` names, by its name or else by one of its aliases; nullptr when none does.
 const ParamSpec* find_param(const std::vector<ParamSpec>& specs, const std::string& key);
 
-// `given` with every alias replaced by its parameter's name; unknown keys stay as they are (the
-// parse reports them). Naming one parameter twice (an alias and its name, or two aliases) is an
-// InputError naming both keys. What a run key and parse_params see.
-nlohmann::json canonical_param_names(const std::string& owner, const nlohmann::json& given,
-                                     const std::vector<ParamSpec>& specs);
+// `given` with every alias replaced by its parameter's name and every value by its one spelling
+// (numbers as doubles, integers as integers, text through its spec's canonical_text); unknown
+// keys stay as they are (the parse reports them). Naming one parameter twice (an alias and its
+// name, or two aliases) is an InputError naming both keys; so is a value parse_params refuses.
+// What a run key sees: one key per run, however its parameters were spelled.
+nlohmann::json canonical_params(const std::string& owner, const nlohmann::json& given,
+                                const std::vector<ParamSpec>& specs);
 
 class Params {
  public:

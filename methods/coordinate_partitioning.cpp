@@ -279,6 +279,7 @@ CMB_DEFINE_METHOD(coordinate_partitioning) {
   independent.default_value = "auto";
   independent.description =
       "auto (pivoted LU of J) or comma-separated independent coordinate indices";
+  independent.canonical_text = cmb::canonical_index_list;
   cmb::ParamSpec repartition = cmb::positive_number(
       "repartition_tol", 0.1, "re-partition when 1/(|Phi_z^-1| |J|) falls below this at a step");
   repartition.max = 1.0;

@@ -2,6 +2,13 @@
 // name the key and what is valid; defaults fill in; the Baumgarte gain rules hold.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
+
 #include "catalog/catalog.hpp"
 #include "core/errors.hpp"
 #include "core/params.hpp"
@@ -77,8 +84,7 @@ TEST(Params, AnAliasSetsTheParameterUnderItsCurrentName) {
   const Params p = parse_params("m", {{"xi", 0.5}}, renamed_specs());
   EXPECT_EQ(p.number("zeta"), 0.5);
   EXPECT_TRUE(p.was_given("zeta"));
-  EXPECT_EQ(canonical_param_names("m", {{"xi", 0.5}}, renamed_specs()),
-            nlohmann::json({{"zeta", 0.5}}));
+  EXPECT_EQ(canonical_params("m", {{"xi", 0.5}}, renamed_specs()), nlohmann::json({{"zeta", 0.5}}));
 }
 
 TEST(Params, AnAliasBesideItsNameIsAnErrorNamingBoth) {
@@ -112,8 +118,96 @@ TEST(Params, FormerGainNamesGiveTheSameRunKeyAndRecord) {
   config.method_params = {{"omega0", 20.0}};
   const PreparedRun new_names = prepare_run(config);
   EXPECT_EQ(old_names.key, new_names.key);
-  EXPECT_EQ(new_names.key, "simple_pendulum/augmented_lagrangian[omega0=20.0]/rk4/dt=0.001");
+  EXPECT_EQ(new_names.key, "simple_pendulum/augmented_lagrangian[omega0=20]/rk4/dt=0.001");
   EXPECT_EQ(old_names.config.method_params, nlohmann::json({{"omega0", 20.0}, {"zeta", 1.0}}));
+}
+
+// One value, one key: a number given as 10, 10.0, 1e1 or "10" on the command line, whatever the
+// digits, names one run; so does an integer given as 3 or 3.0. Generated values, each written
+// in several ways.
+TEST(Params, EverySpellingOfANumberGivesOneRunKey) {
+  RunConfig config;
+  config.problem = "n_pendulum";
+  config.method = "baumgarte";
+  config.stepper = "rk4";
+  config.dt = 1e-3;
+  std::mt19937_64 random(27);
+  std::uniform_int_distribution<int> exponent(-8, 8);
+  std::uniform_real_distribution<double> mantissa(1.0, 10.0);
+  for (int trial = 0; trial < 200; ++trial) {
+    const bool integral = trial % 2 == 0;
+    const double value = integral ? std::floor(mantissa(random) * 100.0)
+                                  : mantissa(random) * std::pow(10.0, exponent(random));
+    std::vector<nlohmann::json> spellings = {value};
+    if (integral) spellings.push_back(static_cast<long>(value));
+    for (const char* format : {"%.17g", "%.17e", "%.20f"}) {
+      char text[64];
+      std::snprintf(text, sizeof text, format, value);
+      if (std::strtod(text, nullptr) == value) spellings.push_back(parse_cli_value(text));
+    }
+    std::set<std::string> keys;
+    for (const auto& alpha : spellings) {
+      config.method_params = {{"alpha", alpha}, {"beta", alpha}};
+      config.problem_params = {{"N", integral ? nlohmann::json(3.0) : nlohmann::json(3)}};
+      keys.insert(prepare_run(config).key);
+    }
+    EXPECT_EQ(keys.size(), 1u) << "value " << value << ": "
+                               << join({keys.begin(), keys.end()}, " ");
+  }
+}
+
+// A written index as the grammar allows it: decimal digits (at most 9) with spaces around.
+std::optional<long> index_as_written(const std::string& item) {
+  const auto first = item.find_first_not_of(' ');
+  if (first == std::string::npos) return std::nullopt;
+  const std::string digits = item.substr(first, item.find_last_not_of(' ') - first + 1);
+  if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stol(digits);
+}
+
+// Generated texts for coordinate_partitioning's `independent`: each is refused with a message
+// naming the parameter, or runs under the key of its one spelling (sorted indices, no spaces
+// or leading zeros), which reads back as itself; what is refused is exactly what does not read
+// as a list of distinct decimal indices.
+TEST(Params, IndependentCoordinatesAreOneSpellingOrRefused) {
+  RunConfig config;
+  config.problem = "n_pendulum";
+  config.problem_params = {{"N", 2}};
+  config.method = "coordinate_partitioning";
+  config.stepper = "rk4";
+  config.dt = 1e-3;
+  const std::string alphabet = "0123, x.e-+";
+  std::mt19937_64 random(7);
+  int accepted = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string text;
+    const int length = static_cast<int>(random() % 9);
+    for (int i = 0; i < length; ++i) text += alphabet[random() % alphabet.size()];
+    std::set<long> indices;
+    bool valid = !text.empty() && text.back() != ',';
+    std::stringstream in(text);
+    for (std::string item; valid && std::getline(in, item, ',');) {
+      const auto index = index_as_written(item);
+      valid = index && indices.insert(*index).second;
+    }
+    config.method_params = {{"independent", text}};
+    try {
+      const std::string key = prepare_run(config).key;
+      EXPECT_TRUE(valid) << "'" << text << "' was accepted";
+      std::vector<std::string> written;
+      for (long index : indices) written.push_back(std::to_string(index));
+      const std::string canonical = join(written, ",");
+      EXPECT_NE(key.find("[independent=\"" + canonical + "\"]"), std::string::npos) << key;
+      config.method_params = {{"independent", canonical}};
+      EXPECT_EQ(prepare_run(config).key, key) << "'" << text << "'";
+      ++accepted;
+    } catch (const InputError& e) {
+      EXPECT_FALSE(valid) << "'" << text << "' was refused: " << e.what();
+      EXPECT_NE(std::string(e.what()).find("'independent'"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_GT(accepted, 100);  // the generator reaches both sides
 }
 
 TEST(BaumgarteGains, OmegaZetaMapToAlphaBeta) {

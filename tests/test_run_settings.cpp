@@ -188,6 +188,30 @@ TEST(RunSettings, EveryCallerReadsAGeneratedValueAlike) {
   EXPECT_GT(compared, 300);  // every campaign-settable setting had its share of cases
 }
 
+// A number typed beyond a double's range (1e-400, 7.5e+1234) is refused as typed, saying so,
+// instead of as the 0 or infinity it would be read as; generated texts, every numeric setting.
+TEST(RunSettings, ANumberBeyondADoublesRangeIsRefusedAsTyped) {
+  std::mt19937_64 rng(400);
+  int refused = 0;
+  for (const auto& setting : run_settings()) {
+    if (setting.type != SettingType::number) continue;
+    for (int trial = 0; trial < 40; ++trial) {
+      const bool tiny = trial % 2 == 0;
+      const std::string text = std::to_string(1 + rng() % 9) + "." + std::to_string(rng() % 100) +
+                               (tiny ? "e-" : "e+") + std::to_string(330 + rng() % 5000);
+      const Reading cli = read_with(setting, [&] { return from_text(setting, text); });
+      ASSERT_TRUE(cli.refused) << setting.flag << " " << text;
+      EXPECT_EQ(cli.message.rfind(setting.flag + " " + text + ": ", 0), 0u) << cli.message;
+      EXPECT_NE(cli.message.find("beyond the range of a double (it would be read as " +
+                                 std::string(tiny ? "0" : "infinity") + ")"),
+                std::string::npos)
+          << cli.message;
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 100);
+}
+
 TEST(RunSettings, DefaultsAreValidAndReadBackUnchanged) {
   const RunConfig defaults;
   for (const auto& setting : run_settings()) {

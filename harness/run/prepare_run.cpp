@@ -30,8 +30,11 @@ std::string run_key(const RunConfig& c, const StepperSpec& stepper, const Steppe
   auto with_params = [](const std::string& id, const nlohmann::json& params,
                         const std::vector<ParamSpec>& specs) {
     std::string out = id;
-    for (const auto& name : given_params(params, specs))
-      out += "[" + name + "=" + params[name].dump() + "]";
+    for (const auto& name : given_params(params, specs)) {
+      const nlohmann::json& value = params[name];
+      out += "[" + name + "=" +
+             (value.is_number_float() ? format_number(value.get<double>()) : value.dump()) + "]";
+    }
     return out;
   };
   std::string key =
@@ -160,15 +163,15 @@ PreparedRun prepare_run(const RunConfig& given) {
   PreparedRun run;
   run.problem = make_problem(given.problem, given.problem_params);
   make_formulation(given, run);
-  // Former parameter names (aliases) become the current ones, so that keys and records use one
-  // name whichever the user wrote.
+  // Former parameter names (aliases) become the current ones and values get their one spelling
+  // (10 and 10.0, "2,1" and "1, 2" are one value), so that a run has one key however written.
   run.config = given;
-  run.config.problem_params = canonical_param_names(
+  run.config.problem_params = canonical_params(
       "problem '" + given.problem + "'", given.problem_params, find_problem(given.problem).params);
   const std::string& formulation = given.formulation_id();
-  run.config.method_params = canonical_param_names(
-      (given.steps_itself() ? "integrator '" : "method '") + formulation + "'", given.method_params,
-      method_params_of(formulation));
+  run.config.method_params =
+      canonical_params((given.steps_itself() ? "integrator '" : "method '") + formulation + "'",
+                       given.method_params, method_params_of(formulation));
   const RunConfig& config = run.config;
   check_run_settings(config);
   // Two different horizons (a run setting and the problem's t_end parameter) are a conflict.
@@ -176,7 +179,7 @@ PreparedRun prepare_run(const RunConfig& given) {
   if (config.t_end && t_end_param != config.problem_params.end() &&
       *t_end_param != nlohmann::json(*config.t_end))
     throw InputError("two horizons are given: " + written("t_end", *config.t_end, config.surface) +
-                     " as a run setting and " + t_end_param->dump() +
+                     " as a run setting and " + format_number(t_end_param->get<double>()) +
                      " as a parameter of problem '" + config.problem + "': give one");
   if (config.initial.perturb_position != 0.0 && run.problem->sizes().mh == 0)
     throw InputError("a position perturbation needs holonomic constraint rows, and problem '" +

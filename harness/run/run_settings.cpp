@@ -105,7 +105,24 @@ std::string expected_value(const RunSetting& s) {
   return text;
 }
 
+// Text the C library reads whole as a number only by rounding it to 0 or infinity (1e-400,
+// 1e400): beyond the range of a double, so it is refused as written instead of as the rounded
+// value.
+bool beyond_double_range(const std::string& text) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && errno == ERANGE &&
+         (value == 0.0 || std::isinf(value));
+}
+
 std::string value_problem(const RunSetting& s, const json& value) {
+  if (s.type == SettingType::number && value.is_string() &&
+      beyond_double_range(value.get<std::string>()))
+    return "expected " + expected_value(s) + "; " + value.get<std::string>() +
+           " is beyond the range of a double (it would be read as " +
+           (std::strtod(value.get<std::string>().c_str(), nullptr) == 0.0 ? "0" : "infinity") + ")";
   bool ok = false;
   if (s.type == SettingType::number && value.is_number()) {
     const double v = value.get<double>();
@@ -127,7 +144,7 @@ json value_from_text(const RunSetting& s, const std::string& text) {
   // the text; anything else stays text, which the table refuses.
   const char* begin = text.c_str();
   char* end = nullptr;
-  if (s.type == SettingType::number && !text.empty()) {
+  if (s.type == SettingType::number && !text.empty() && !beyond_double_range(text)) {
     const double value = std::strtod(begin, &end);
     if (end == begin + text.size()) return value;
   }

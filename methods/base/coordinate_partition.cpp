@@ -8,6 +8,36 @@
 
 namespace cmb {
 
+std::string canonical_index_list(const std::string& text) {
+  if (text == "auto") return text;
+  constexpr int kMaxDigits = 9;  // far beyond any model's size, and inside an int
+  std::vector<long> indices;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const auto first = item.find_first_not_of(' ');
+    const auto last = item.find_last_not_of(' ');
+    const std::string digits =
+        first == std::string::npos ? std::string() : item.substr(first, last - first + 1);
+    const bool decimal = !digits.empty() && digits.size() <= kMaxDigits &&
+                         digits.find_first_not_of("0123456789") == std::string::npos;
+    if (!decimal)
+      throw InputError("'" + item + "' is not a coordinate index (write \"auto\" or indices " +
+                       "such as \"0,2\")");
+    indices.push_back(std::stol(digits));
+  }
+  if (indices.empty() || text.back() == ',')
+    throw InputError("'" + text + "' " +
+                     (indices.empty() ? "names no coordinate" : "ends with a comma") +
+                     " (write \"auto\" or indices such as \"0,2\")");
+  std::sort(indices.begin(), indices.end());
+  if (std::adjacent_find(indices.begin(), indices.end()) != indices.end())
+    throw InputError("'" + text + "' names a coordinate twice");
+  std::string out;
+  for (long index : indices) out += (out.empty() ? "" : ",") + std::to_string(index);
+  return out;
+}
+
 void CoordinatePartition::bind(int n, int m) {
   n_ = n;
   m_ = m;

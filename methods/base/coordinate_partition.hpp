@@ -12,6 +12,13 @@
 
 namespace cmb {
 
+// The one spelling of a user's choice of independent coordinates: "auto", or decimal indices
+// separated by commas (spaces around them allowed), written in increasing order without spaces
+// or leading zeros ("3, 1" → "1,3"). Anything else ("1x", "1.9", "1e3", "-1", "", a repeated
+// index) is an InputError saying what is wrong. Ranges are checked by set_from_text, which
+// knows n.
+std::string canonical_index_list(const std::string& text);
+
 class CoordinatePartition {
  public:
   void bind(int n, int m);
