@@ -158,6 +158,23 @@ std::string output_path_problem(const std::string& path) {
   return {};
 }
 
+void check_directory_path(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  for (fs::path at = fs::path(path).lexically_normal(); !at.empty(); at = at.parent_path()) {
+    const fs::file_status status = fs::status(at, ec);
+    if (!fs::exists(status)) {
+      if (at == at.parent_path()) break;
+      continue;
+    }
+    if (fs::is_directory(status)) return;
+    throw OutputError(what + " '" + path + "': " +
+                      (at == fs::path(path).lexically_normal()
+                           ? std::string("it is a file, not a directory")
+                           : "'" + at.string() + "' on its way is a file, not a directory") +
+                      ": give a directory (one that does not exist yet is created)");
+  }
+}
+
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec_a, ec_b, ec;
   if (fs::equivalent(a, b, ec)) return true;

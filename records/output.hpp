@@ -43,6 +43,11 @@ std::string output_path_problem(const std::string& path);
 // existing file (a hard link).
 bool same_file(const std::string& a, const std::string& b);
 
+// Throws OutputError (naming `what`, e.g. "reference cache") when `path` cannot be or become a
+// directory: it, or a directory it would be made in, exists and is not a directory. Creates
+// nothing; permissions are the creator's business.
+void check_directory_path(const std::string& path, const std::string& what);
+
 // Throws OutputError unless `path` can be written by write_file_atomically: not a directory,
 // and the directory it would go to exists or can be created and is writable. Creates nothing.
 void check_writable(const std::string& path);

@@ -9,6 +9,7 @@
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/campaign_plan.hpp"
 #include "harness/run/self_converged.hpp"
+#include "records/output.hpp"
 
 namespace cmb {
 
@@ -26,6 +27,7 @@ std::string reference_cache_dir(const Campaign& campaign, const CampaignOptions&
 std::size_t prepare_references(const Campaign& campaign, const CampaignOptions& options) {
   const std::string cache =
       reference_cache_dir(campaign, options, campaign_out_dir(campaign, options));
+  check_directory_path(cache, "reference cache");
   std::set<std::string> seen;  // cache files already resolved here
   std::size_t computed = 0;
   for (const CampaignRun* run : select_runs(campaign, options)) {

@@ -291,6 +291,7 @@ CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& op
   const fs::path out = campaign_out_dir(campaign, options);
   check_output_dir(campaign, options, out);
   const std::string reference_cache = reference_cache_dir(campaign, options, out.string());
+  check_directory_path(reference_cache, "reference cache");  // before anything is written
   const std::vector<const CampaignRun*> pending = interleave_by_kind(runs_to_do(selected, out));
   make_directory(out / "runs");
   make_directory(out / "series");

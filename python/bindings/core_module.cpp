@@ -21,10 +21,21 @@ using nlohmann::json;
 
 namespace {
 
+// What the Python side sends; it writes valid JSON, so a failure here is a value JSON cannot
+// carry as a double (10**400), which is the caller's input like any other.
+json parse_arguments(const std::string& text) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    throw cmb::InputError(std::string("arguments cannot be read as JSON numbers and text: ") +
+                          e.what());
+  }
+}
+
 std::string catalog(const std::string& what) { return cmb::catalog_json(what).dump(); }
 
 std::string describe(const std::string& id, const std::string& params) {
-  return cmb::problem_description(id, json::parse(params)).dump();
+  return cmb::problem_description(id, parse_arguments(params)).dump();
 }
 
 // One run: its record, and the sampled series as CSV text when asked for (empty otherwise).
@@ -32,7 +43,8 @@ py::tuple run(const std::string& request, bool with_series) {
   std::string record, series;
   {
     py::gil_scoped_release release;
-    cmb::PreparedRun prepared = cmb::prepare_run(cmb::run_config_from_json(json::parse(request)));
+    cmb::PreparedRun prepared =
+        cmb::prepare_run(cmb::run_config_from_json(parse_arguments(request)));
     const cmb::RunResult result = cmb::run_with_reference(prepared);
     if (result.record.status == cmb::RunStatus::invalid_input)
       throw cmb::InputError(result.record.message);
@@ -48,7 +60,7 @@ py::tuple run(const std::string& request, bool with_series) {
 // ("I/N"), dry_run, progress (console lines on standard output). Returns the summary.
 std::string campaign(const std::string& text, const std::string& origin,
                      const std::string& options) {
-  const json o = json::parse(options);
+  const json o = parse_arguments(options);
   cmb::CampaignOptions settings = cmb::campaign_options_from_json(o);
   cmb::cli::ConsoleProgress console;
   if (o.value("progress", json(false)) == json(true)) settings.progress = &console;

@@ -20,6 +20,7 @@ import csv
 import io
 import json
 import math
+import numbers
 import os
 import textwrap
 
@@ -53,6 +54,53 @@ def _call(function, *args):
         raise InputError(str(e)) from None
 
 
+def _non_finite(value, path=()):
+    """The path (keys and indices) of the first NaN or infinity in value, or None."""
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral) and \
+            not math.isfinite(value):
+        return path
+    items = value.items() if isinstance(value, dict) else \
+        enumerate(value) if isinstance(value, (builtins.list, tuple)) else ()
+    for key, item in items:
+        found = _non_finite(item, path + (key,))
+        if found is not None:
+            return found
+    return None
+
+
+def _json_text(value, name_of):
+    """The JSON text of a call's arguments. JSON has no NaN or infinity (nor any number beyond a
+    double), so such a value is an InputError naming it, name_of(path) spelling where it is as
+    the caller wrote it; numpy scalars pass as the numbers they are. The C++ side refuses what
+    is left (an integer beyond a double, say) as an InputError too."""
+    path = _non_finite(value)
+    if path is not None:
+        item = value
+        for key in path:
+            item = item[key]
+        raise InputError(f"{name_of(path)}={item!r}: expected a finite number")
+    try:
+        return json.dumps(value, allow_nan=False, default=_plain_number)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise InputError(f"arguments cannot be written as JSON: {e}") from None
+
+
+def _plain_number(value):
+    """A numpy scalar as the Python number it holds; anything else JSON cannot write is refused."""
+    if isinstance(value, numbers.Number) and hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} {value!r} is not a number, string, list or dict")
+
+
+def _keyword(path):
+    """params={'alpha': ...} → params['alpha'], dt → dt: a keyword argument as written."""
+    return path[0] + "".join(f"[{key!r}]" for key in path[1:])
+
+
+def _pointer(path):
+    return "campaign /" + "/".join(str(key) for key in path)
+
+
 def version():
     """cmbench's version, git sha, build type and flags, e.g.
     '0.2.0 (git 1a2b3c4d5e6f, Release, -O3 -DNDEBUG)'."""
@@ -76,7 +124,7 @@ def describe(id, **params):
         for entry in catalog[kind]:
             if entry["id"] == id:
                 return entry
-    return json.loads(_call(lambda c: c.describe, id, json.dumps(params)))
+    return json.loads(_call(lambda c: c.describe, id, _json_text(params, _keyword)))
 
 
 def _series_from_csv(text):
@@ -111,7 +159,7 @@ def run(problem, method=None, stepper=None, *, integrator=None, dt=None, tol=Non
                "abs_tol": abs_tol, "rel_tol": rel_tol, "max_dt": max_dt, "t_end": t_end,
                "sample_dt": sample_dt, "repeat": repeat, "params": params or {}}
     request.update(settings)
-    record_text, series_text = _call(lambda c: c.run, json.dumps(request), bool(series))
+    record_text, series_text = _call(lambda c: c.run, _json_text(request, _keyword), bool(series))
     record = json.loads(record_text)
     if series:
         record["series"] = _series_from_csv(series_text)
@@ -129,7 +177,7 @@ def campaign(file_or_dict, *, jobs=None, out=None, filter=None, resume=False, fo
     like the command line (cmbench._core.CampaignStopped, a KeyboardInterrupt; --resume, here
     resume=True, completes it)."""
     if isinstance(file_or_dict, dict):
-        text, origin = json.dumps(file_or_dict), "campaign (dict)"
+        text, origin = _json_text(file_or_dict, _pointer), "campaign (dict)"
     else:
         origin = os.fspath(file_or_dict)
         try:  # the text only: the C++ reader parses it, within the same depth limit
@@ -140,7 +188,7 @@ def campaign(file_or_dict, *, jobs=None, out=None, filter=None, resume=False, fo
     options = {"jobs": jobs, "out": os.fspath(out) if isinstance(out, os.PathLike) else out,
                "filter": filter, "resume": resume, "force": force, "shard": shard,
                "dry_run": dry_run, "progress": progress}
-    return json.loads(_call(lambda c: c.campaign, text, origin, json.dumps(options)))
+    return json.loads(_call(lambda c: c.campaign, text, origin, _json_text(options, _keyword)))
 
 
 # Counters that are whole numbers in every record: integer columns (nullable where missing).
@@ -194,7 +242,8 @@ def load(results_dir):
         # whole numbers in every run that has them, become integers.
         if column in _COUNT_COLUMNS or column.startswith("work."):
             values = [None if v is None or v != v else v for v in frame[column]]
-            if all(v is None or float(v).is_integer() for v in values):
+            # (within int64: a measured extreme may be a huge whole number, kept as a float)
+            if all(v is None or (float(v).is_integer() and abs(v) < 2**63) for v in values):
                 frame[column] = pandas.array(
                     [None if v is None else int(v) for v in values], dtype="Int64")
     return frame

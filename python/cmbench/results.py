@@ -55,6 +55,8 @@ def _warn(message):
 
 
 NUMBER, STRING, OBJECT, LIST = "a number", "a string", "an object", "a list"
+# Counters and sizes: what the C++ reader takes (a whole number a 64-bit counter holds).
+COUNT = "an integer from 0 to 2^63-1"
 
 
 def _kind(value):
@@ -86,6 +88,15 @@ def _numbers(*names):
     return {name: NUMBER for name in names}
 
 
+def _counts(*names):
+    return {name: COUNT for name in names}
+
+
+def _is_count(value):
+    """An integer as JSON writes one (7, not 7.0 or 7e0), as the C++ reader wants it."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
+
+
 # What flatten() and the figures read from a run record (docs/json_schema.md): a shape is a kind,
 # a dict of fields, Each or Required. Fields not listed are not read and not checked. A run that
 # stopped before integrating (unsupported, invalid_input) has no metrics, work or timing.
@@ -96,7 +107,7 @@ RUN_RECORD = {
     "t_end": NUMBER,
     "t_reached": NUMBER,
     "problem": Required({"id": Required(STRING), "params": OBJECT,
-                         "sizes": _numbers("nq", "mh", "mn")}),
+                         "sizes": _counts("nq", "mh", "mn")}),
     "method": Required({"id": Required(STRING),
                         "params": _numbers("alpha", "beta", "omega0", "zeta", "baumgarte_alpha",
                                            "baumgarte_beta")}),
@@ -109,9 +120,12 @@ RUN_RECORD = {
                   "outputs": Each(_numbers("final_reference"))},
         "drift": {"position": _numbers("max", "final"), "velocity": _numbers("max", "final")},
         "energy": _numbers("E0", "max_abs", "max_rel")},
-    "work": _numbers("rhs_calls", "steps_accepted", "steps_rejected", "jacobian_evaluations"),
-    "timing": _numbers("min_s", "median_s", "instrumented_s", "max_s", "cpu_min_s",
-                       "cpu_median_s", "cpu_max_s", "spread", "cpu_spread", "total_s"),
+    "samples": COUNT,
+    "work": _counts("rhs_calls", "steps_accepted", "steps_rejected", "jacobian_evaluations",
+                    "stepper_resets", "method_rejections"),
+    "timing": {"repetitions": COUNT,
+               **_numbers("min_s", "median_s", "instrumented_s", "max_s", "cpu_min_s",
+                          "cpu_median_s", "cpu_max_s", "spread", "cpu_spread", "total_s")},
 }
 
 # The optional parts of results.json the report shows: a malformed one is ignored.
@@ -128,6 +142,8 @@ def _shape_problem(value, shape, name):
     if isinstance(shape, Each):
         return next(filter(None, (_shape_problem(v, shape.shape, f"{name}.{k}")
                                   for k, v in value.items() if v is not None)), None)
+    if shape == COUNT:
+        return None if _is_count(value) else f"'{name}' must be {COUNT}, not {value!r}"
     return None if _kind(value) == shape else f"'{name}' must be {shape}, not {_kind(value)}"
 
 

@@ -116,3 +116,78 @@ def test_load_of_the_committed_default_results_and_the_cheapest_configuration():
             best[p] = (r["key"], t)
     assert dict(zip(table.problem, cheapest.key)) == {p: k for p, (k, _) in best.items()}
     assert all(math.isfinite(t) for t in table.time_min)
+
+
+# Values JSON cannot carry, placed anywhere in a call's arguments: each call raises InputError
+# naming where the value is as the caller wrote it (never a RuntimeError with a parser's text).
+from hypothesis import given, settings as hypothesis_settings, strategies as st  # noqa: E402
+
+UNWRITABLE = st.sampled_from([math.nan, math.inf, -math.inf, 10**400, -(10**400)])
+
+
+@hypothesis_settings(max_examples=60, derandomize=True, deadline=None, database=None)
+@given(value=UNWRITABLE, place=st.sampled_from(["dt", "t_end", "sample_dt", "params.alpha",
+                                                 "params.problem.t_end", "describe",
+                                                 "campaign.dt", "campaign.alpha", "jobs"]))
+def test_a_value_json_cannot_carry_is_an_input_error_naming_it(tmp_path_factory, value, place):
+    base = {"problem": "simple_pendulum", "method": "baumgarte", "stepper": "rk4", "dt": 1e-3,
+            "t_end": 0.01, "repeat": 0}
+    doc = {"name": "unwritable", "repeat": 0, "problems": [{"id": "simple_pendulum", "t_end": 0.01}],
+           "methods": [{"id": "baumgarte", "params": {"alpha": 1.0, "beta": 1.0}}],
+           "steppers": [{"id": "rk4", "dt": [1e-3]}]}
+    out = tmp_path_factory.mktemp("out") / "c"
+    finite = isinstance(value, float)
+    with pytest.raises(cmbench.InputError) as raised:
+        if place in ("dt", "t_end", "sample_dt"):
+            cmbench.run(**dict(base, **{place: value}))
+        elif place.startswith("params."):
+            cmbench.run(**base, params={place[7:]: value})
+        elif place == "describe":
+            cmbench.describe("simple_pendulum", t_end=value)
+        elif place == "jobs":
+            cmbench.campaign(doc, jobs=value, out=out, dry_run=True)
+        else:
+            if place == "campaign.dt":
+                doc["steppers"][0]["dt"][0] = value
+            else:
+                doc["methods"][0]["params"]["alpha"] = value
+            cmbench.campaign(doc, out=out, dry_run=True)
+    message = str(raised.value)
+    if finite:  # the Python side names it; integers beyond a double are the C++ reader's
+        where = {"params.alpha": "params['alpha']", "params.problem.t_end": "params['problem.t_end']",
+                 "describe": "t_end", "campaign.dt": "campaign /steppers/0/dt/0",
+                 "campaign.alpha": "campaign /methods/0/params/alpha"}.get(place, place)
+        assert message.startswith(f"{where}={value!r}: expected a finite number"), message
+    assert not out.exists()
+
+
+# A counter or size of a record damaged with a generated value: cmbench.load leaves that run out
+# with a warning exactly when the C++ reader (cmbench compare) refuses the file, and never raises.
+SCALING = os.path.join(SOURCE, "results", "scaling", "2026-11-27_24879888e99b")
+COUNT_FIELDS = [("work", "rhs_calls"), ("work", "steps_accepted"), ("work", "stepper_resets"),
+                ("problem", "sizes", "nq"), ("samples",), ("timing", "repetitions")]
+
+
+@hypothesis_settings(max_examples=40, derandomize=True, deadline=None, database=None)
+@given(field=st.sampled_from(COUNT_FIELDS),
+       value=st.one_of(st.sampled_from([1e30, -1, 1.5, 2**63, 2**63 - 1, 0, 7.0, True, "3"]),
+                       st.integers(-10, 10**20), st.floats(allow_nan=False, allow_infinity=False)))
+def test_load_and_the_cpp_reader_agree_on_counts(tmp_path_factory, field, value):
+    import shutil
+    import warnings
+    copy = tmp_path_factory.mktemp("set") / "s"
+    shutil.copytree(SCALING, copy, ignore=shutil.ignore_patterns("series", "runs", "*.png", "*.pdf"))
+    doc = json.loads((copy / "results.json").read_text())
+    parent = doc["runs"][0]
+    for key in field[:-1]:
+        parent = parent[key]
+    parent[field[-1]] = value
+    (copy / "results.json").write_text(json.dumps(doc))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        frame = cmbench.load(copy)
+    left_out = len(frame) == len(doc["runs"]) - 1
+    assert left_out or len(frame) == len(doc["runs"])
+    assert left_out == any("run left out" in str(w.message) for w in caught)
+    refused = subprocess.run([CLI, "compare", copy, copy], capture_output=True, text=True)
+    assert (refused.returncode == 2) == left_out, (field, value, refused.stderr)

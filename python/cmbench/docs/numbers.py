@@ -475,6 +475,17 @@ def run_all(cmbench, runs, jobs, verbose):
 
 # ---------------------------------------------------------------------------------------------
 
+def _positive_count(text):
+    """--jobs: a whole number from 1 up (argparse prints the message and exits 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got '{text}'")
+    return value
+
+
 def main():
     parser = argparse.ArgumentParser(description="Check or rewrite the numbers quoted in "
                                      "README.md and docs/*.md (see the module docstring).")
@@ -484,10 +495,15 @@ def main():
     mode.add_argument("--list", action="store_true", help="print claims, commands, quoted values")
     parser.add_argument("--cmbench", default=os.path.join(ROOT, "build", "cmbench"))
     parser.add_argument("--all", action="store_true", help="also run the slow claims and tables")
-    parser.add_argument("--jobs", type=int, default=2, help="parallel cmbench processes (2)")
+    parser.add_argument("--jobs", type=_positive_count, default=2,
+                        help="parallel cmbench processes (2)")
     parser.add_argument("--verbose", action="store_true", help="print each run and its time")
     opts = parser.parse_args()
     cmbench = os.path.abspath(opts.cmbench)
+    if not (os.path.isfile(cmbench) and os.access(cmbench, os.X_OK)):
+        print(f"no cmbench binary at {cmbench} (--cmbench PATH, an executable file)",
+              file=sys.stderr)
+        return 2
     started = time.monotonic()
 
     texts = read_docs()
@@ -531,9 +547,6 @@ def main():
 
     if problems:
         print("\n".join(problems), file=sys.stderr)
-        return 1
-    if not os.access(cmbench, os.X_OK):
-        print(f"no cmbench binary at {cmbench} (--cmbench PATH)", file=sys.stderr)
         return 1
 
     # What to run
