@@ -48,6 +48,7 @@
 // repeatedly or at the smallest step → `step_limit`; the residual is not finite → `diverged`;
 // the KKT matrix of the start is singular → `singular`.
 #include <memory>
+#include <sstream>
 
 #include "core/integrator.hpp"
 #include "core/loop_guard.hpp"
@@ -159,6 +160,21 @@ LoopOutcome Ida::integrate(const StepperSettings& settings, Vec& x,
   if (!x.allFinite()) {  // pack found no consistent start
     guard.fail(RunStatus::singular, "ida: the KKT matrix of the initial state is singular", 0.0);
     return out;
+  }
+  if (formulation_ == IdaFormulation::ggl) {
+    // GGL holds Φ = 0 and J v = ν as equations: from a start that violates them (a perturbed
+    // one) IDA's error test fails at t = 0, which would read as a step limit.
+    const double violation = system_.constraint_violation(0.0, x.head(size_));
+    if (!(violation <= settings.abs_tol)) {
+      std::ostringstream msg;
+      msg << "ida (formulation ggl) cannot start: the initial state violates its constraint "
+             "equations by "
+          << violation << " (> abs_tol " << settings.abs_tol
+          << "); start from a consistent state, or use formulation index1, which holds only "
+             "the accelerations";
+      guard.fail(RunStatus::unsupported, msg.str(), 0.0);
+      return out;
+    }
   }
   if (observer) observer(0.0, x);
   const double t_end = sample_times.back();

@@ -34,8 +34,8 @@ using Rosenbrock4 = odeint::rosenbrock4<double, ShampineRosenbrockCoefficients>;
 // rosenbrock4 needs ∂f/∂x and ∂f/∂t; central differences of the method's RHS (2n + 2 calls).
 class DifferencedJacobian {
  public:
-  DifferencedJacobian(Method& method, LoopCounters& counters)
-      : system_{&method, &counters.rhs_calls}, counters_(counters) {}
+  DifferencedJacobian(Method& method, LoopCounters& counters, long budget)
+      : system_{&method, &counters.rhs_calls, budget}, counters_(counters) {}
 
   void operator()(const UState& x, UMatrix& jac, double t, UState& dfdt) {
     const std::size_t n = x.size();
@@ -76,7 +76,7 @@ LoopOutcome run_controlled_rk(Method& method, const StepperSettings& settings, V
   LoopOutcome out;
   State s(x.data(), x.data() + x.size());
   auto stepper = odeint::make_controlled(settings.abs_tol, settings.rel_tol, ErrorStepper());
-  const CountingSystem system{&method, &out.counters.rhs_calls};
+  const CountingSystem system{&method, &out.counters.rhs_calls, limits.max_rhs_calls};
   adaptive_loop(stepper, std::cref(system), s, out, method, settings, sample_times, observer,
                 limits);
   x = as_vec(s);
@@ -91,7 +91,7 @@ LoopOutcome run_bulirsch_stoer(Method& method, const StepperSettings& settings, 
   LoopOutcome out;
   State s(x.data(), x.data() + x.size());
   odeint::bulirsch_stoer<State> stepper(settings.abs_tol, settings.rel_tol);
-  const CountingSystem system{&method, &out.counters.rhs_calls};
+  const CountingSystem system{&method, &out.counters.rhs_calls, limits.max_rhs_calls};
   adaptive_loop(stepper, std::cref(system), s, out, method, settings, sample_times, observer,
                 limits);
   x = as_vec(s);
@@ -104,8 +104,8 @@ LoopOutcome run_rosenbrock4(Method& method, const StepperSettings& settings, Vec
   LoopOutcome out;
   UState s(x.size());
   std::copy(x.data(), x.data() + x.size(), s.begin());
-  const CountingSystem system{&method, &out.counters.rhs_calls};
-  DifferencedJacobian jacobian(method, out.counters);
+  const CountingSystem system{&method, &out.counters.rhs_calls, limits.max_rhs_calls};
+  DifferencedJacobian jacobian(method, out.counters, limits.max_rhs_calls);
   const auto pair = std::make_pair(std::cref(system), std::ref(jacobian));
   if (settings.fixed_steps) {
     Rosenbrock4 stepper;

@@ -18,7 +18,7 @@ LoopOutcome run_embedded_rk(Method& method, const StepperSettings& settings, Vec
     return fixed_rk(stepper, method, settings.dt, x, sample_times, observer, limits);
   LoopOutcome out;
   State s(x.data(), x.data() + x.size());
-  const CountingSystem system{&method, &out.counters.rhs_calls};
+  const CountingSystem system{&method, &out.counters.rhs_calls, limits.max_rhs_calls};
   adaptive_loop(stepper, std::cref(system), s, out, method, settings, sample_times, observer,
                 limits);
   x = as_vec(s);

@@ -20,8 +20,14 @@ using State = std::vector<double>;
 struct CountingSystem {
   Method* method;
   long* calls;
+  long budget = 0;  // LoopLimits::max_rhs_calls: no call past it, even inside a step; 0: none
   template <class StateIn, class DerivOut>
   void operator()(const StateIn& x, DerivOut& dxdt, double t) const {
+    if (budget > 0 && *calls >= budget)
+      throw NumericalFailure(RunStatus::step_limit,
+                             "RHS-call budget reached inside a step (its " +
+                                 std::to_string(budget) +
+                                 " calls used, the last accepted step is the end)");
     ++*calls;
     const Eigen::Map<const Vec> xm(&x[0], static_cast<Eigen::Index>(x.size()));
     Eigen::Map<Vec> dm(&dxdt[0], static_cast<Eigen::Index>(dxdt.size()));
@@ -84,7 +90,7 @@ LoopOutcome fixed_rk(Stepper& stepper, Method& method, double dt, Vec& x,
                      const LoopLimits& limits) {
   LoopOutcome out;
   State s(x.data(), x.data() + x.size());
-  const CountingSystem system{&method, &out.counters.rhs_calls};
+  const CountingSystem system{&method, &out.counters.rhs_calls, limits.max_rhs_calls};
   fixed_loop(stepper, std::cref(system), s, dt, method, sample_times, observer, out, limits);
   x = as_vec(s);
   return out;

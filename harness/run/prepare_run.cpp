@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iomanip>
 #include <sstream>
 
 #include "catalog/catalog.hpp"
@@ -118,6 +119,30 @@ std::vector<double> make_sample_times(const PreparedRun& run, double sample_dt) 
   return times;
 }
 
+std::string rounded(double value) {
+  std::ostringstream text;
+  text << std::setprecision(3) << value;
+  return text.str();
+}
+
+// A run that must pass its step limit is refused before it starts instead of run up to it (18
+// minutes at the default limit): fixed steps are t_end/dt, adaptive ones at least t_end/max_dt.
+void check_step_count(const PreparedRun& run) {
+  const bool fixed = run.stepper->kind == StepperKind::fixed;
+  const double step = fixed ? run.settings.dt : run.settings.max_dt;
+  if (!(step > 0.0)) return;  // no max_dt
+  const double steps = run.t_end / step;
+  const long limit = run.config.limits.max_steps;
+  if (!(steps > static_cast<double>(limit))) return;
+  const SettingSurface surface = run.config.surface;
+  throw InputError(written(fixed ? "dt" : "max_dt", step, surface) + " needs " +
+                   (fixed ? "" : "at least ") + "t_end/" + (fixed ? "dt" : "max_dt") + " = " +
+                   rounded(steps) + " steps, more than the step limit (" +
+                   written("max_steps", limit, surface) + "): choose a larger " +
+                   spelled(fixed ? "dt" : "max_dt", surface) + " or raise " +
+                   spelled("max_steps", surface));
+}
+
 }  // namespace
 
 bool needs_grid_reference(const PreparedRun& run) {
@@ -191,6 +216,7 @@ PreparedRun prepare_run(const RunConfig& given) {
     throw InputError("t_end = " + format_number(run.t_end) +
                      " is too short to sample (t_end/100 underflows to 0)");
   run.sample_times = make_sample_times(run, sample_dt);
+  check_step_count(run);
   run.key = run_key(config, *run.stepper, run.settings);
   run.problem_given = given_params(config.problem_params, find_problem(config.problem).params);
   run.method_given = given_params(config.method_params, method_params_of(formulation));

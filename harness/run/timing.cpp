@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "harness/run/initial_state.hpp"
@@ -66,6 +68,19 @@ bool another(const BlockGoal& goal, std::size_t done, double block_total, std::s
   if (all_done > 0 && all_total + longest > cap_seconds) return false;
   if (limit_left <= 0) return false;
   return done < goal.wanted || block_total < goal.min_seconds;
+}
+
+// Why fewer repetitions were timed than `repeat` asked for, when the time limit did not stop
+// them: the timing_max_s cap (`projected`: the total had one more repetition started) or the
+// cap on their number.
+std::string fewer_repetitions_note(std::size_t done, const RunConfig& config, double projected) {
+  std::ostringstream note;
+  note << done << " of the " << config.repeat << " repetitions asked for: ";
+  if (projected > config.timing_max_s)
+    note << "none starts past timing_max_s = " << config.timing_max_s << " s of repetitions";
+  else
+    note << "at most " << kMaxRepeat << " are timed";
+  return note.str();
 }
 
 // The cores the calling thread may run on (its affinity mask), at most kMaxTimingCores of them;
@@ -165,6 +180,8 @@ TimingRecord timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
   method.stats().set_enabled(true);
   if (limit > 0 && limit_left() <= 0)
     timing.note = "repetitions stopped by the time limit after " + std::to_string(wall.size());
+  else if (wall.size() < static_cast<std::size_t>(run.config.repeat))
+    timing.note = fewer_repetitions_note(wall.size(), run.config, total + longest);
   timing.repetitions = static_cast<std::int64_t>(wall.size());
   if (wall.empty()) return timing;
   timing.total_s = total;

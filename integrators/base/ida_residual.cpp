@@ -162,4 +162,19 @@ bool IdaResidual::consistent_start(double t, CVecRef q, CVecRef v, VecRef y, Vec
   return true;
 }
 
+double IdaResidual::constraint_violation(double t, CVecRef y) {
+  if (m_ == 0) return 0.0;
+  const auto q = y.head(n_);
+  const auto v = y.segment(n_, n_);
+  problem_->jacobian(t, q, J_);
+  problem_->velocity_rhs(t, q, nu_);
+  double worst = (J_ * v - nu_).cwiseAbs().maxCoeff();
+  if (mh_ > 0) {
+    Vec phi(mh_);
+    problem_->constraints(t, q, phi);
+    worst = std::max(worst, phi.cwiseAbs().maxCoeff());
+  }
+  return worst;
+}
+
 }  // namespace cmb

@@ -42,6 +42,9 @@ class IdaResidual {
   // y and y' consistent with (q, v) at t: v̇ and λ of the KKT solve, μ = 0, λ' = μ' = 0.
   // Returns false (y' and λ then NaN) when the KKT matrix is singular or M not positive definite.
   bool consistent_start(double t, CVecRef q, CVecRef v, VecRef y, VecRef yp);
+  // The largest |Φ(q)| and |J v − ν| of y at t: what the GGL equations hold at 0 (not counted
+  // as work: it is a check of the start, not a step).
+  double constraint_violation(double t, CVecRef y);
 
   // Work done so far: whole residuals (IDA's and those of the q columns) and evaluations of Q
   // (and γ) alone for the v columns.

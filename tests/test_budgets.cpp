@@ -1,0 +1,149 @@
+// Budgets and bounds hold as stated, over generated cases: a run whose step count must pass
+// its step limit is refused before it starts; no stepper calls the RHS past its budget, not even
+// inside a step; fewer timed repetitions than asked for say why; ida names an inconsistent
+// start instead of failing its error test at t = 0.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "core/errors.hpp"
+#include "harness/run/run.hpp"
+#include "steppers/steppers.hpp"
+
+namespace cmb {
+namespace {
+
+RunConfig pendulum(const std::string& stepper) {
+  RunConfig c;
+  c.problem = "simple_pendulum";
+  c.method = "index1";
+  c.stepper = stepper;
+  c.repeat = 0;
+  return c;
+}
+
+bool refused(const RunConfig& c, std::string& message) {
+  try {
+    prepare_run(c);
+    return false;
+  } catch (const InputError& e) {
+    message = e.what();
+    return true;
+  }
+}
+
+// Fixed steps: t_end/dt of them; adaptive ones: at least t_end/max_dt. Refused exactly when that
+// passes max_steps, naming the step option and the limit.
+TEST(Budgets, ARunThatMustPassItsStepLimitIsRefusedBeforeItStarts) {
+  std::mt19937_64 random(9);
+  int refusals = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const bool fixed = trial % 2 == 0;
+    RunConfig c = pendulum(fixed ? "rk4" : "dopri5");
+    c.t_end = 0.5 * (1 + random() % 8);
+    c.limits.max_steps = 1 + static_cast<long>(random() % 2000);
+    const long steps = 1 + static_cast<long>(random() % 4000);
+    if (fixed) {
+      c.dt = *c.t_end / static_cast<double>(steps);
+    } else {
+      c.abs_tol = c.rel_tol = 1e-6;
+      c.max_dt = *c.t_end / static_cast<double>(steps);
+    }
+    std::string message;
+    const bool was_refused = refused(c, message);
+    // A margin of one step for the rounding of t_end/step.
+    if (steps > c.limits.max_steps + 1) {
+      ASSERT_TRUE(was_refused) << steps << " steps, limit " << c.limits.max_steps;
+      EXPECT_NE(message.find(fixed ? "t_end/dt = " : "t_end/max_dt = "), std::string::npos)
+          << message;
+      EXPECT_NE(message.find("more than the step limit"), std::string::npos) << message;
+      ++refusals;
+    } else if (steps < c.limits.max_steps) {
+      EXPECT_FALSE(was_refused) << message;
+    }
+  }
+  EXPECT_GT(refusals, 100);
+  RunConfig denormal = pendulum("dopri5");  // t_end/max_dt is infinite
+  denormal.abs_tol = denormal.rel_tol = 1e-6;
+  denormal.max_dt = 5e-324;
+  std::string message;
+  EXPECT_TRUE(refused(denormal, message)) << message;
+}
+
+// Every stepper, generated budgets: the record never shows more RHS calls than the budget, and a
+// run stopped by it ends step_limit saying so.
+TEST(Budgets, NoStepperCallsTheRhsPastItsBudget) {
+  std::mt19937_64 random(11);
+  for (const StepperSpec& spec : stepper_list()) {
+    for (int trial = 0; trial < 6; ++trial) {
+      RunConfig c = pendulum(spec.id);
+      c.t_end = 0.2;
+      if (spec.kind == StepperKind::fixed)
+        c.dt = 1e-3;
+      else
+        c.abs_tol = c.rel_tol = 1e-8;
+      c.limits.max_rhs_calls = 1 + static_cast<long>(random() % 400);
+      PreparedRun run = prepare_run(c);
+      const RunRecord record = execute_run(run).record;
+      ASSERT_TRUE(record.work.has_value()) << spec.id;
+      EXPECT_LE(record.work->rhs_calls, c.limits.max_rhs_calls)
+          << spec.id << ": " << record.message;
+      if (record.status != RunStatus::ok) {
+        EXPECT_EQ(record.status, RunStatus::step_limit) << spec.id << ": " << record.message;
+        EXPECT_NE(record.message.find("RHS-call budget reached"), std::string::npos)
+            << record.message;
+      }
+    }
+  }
+}
+
+// timing_max_s = 0 lets one repetition start, whatever the machine's speed: the record says why
+// it has fewer than asked for.
+TEST(Budgets, FewerRepetitionsThanAskedForSayWhy) {
+  for (int repeat = 2; repeat <= 6; ++repeat) {
+    RunConfig c = pendulum("rk4");
+    c.dt = 1e-3;
+    c.t_end = 0.1;
+    c.repeat = repeat;
+    c.timing_max_s = 0.0;
+    PreparedRun run = prepare_run(c);
+    const RunRecord record = execute_run(run).record;
+    ASSERT_TRUE(record.timing.has_value());
+    EXPECT_EQ(record.timing->repetitions, 1);
+    ASSERT_TRUE(record.timing->note.has_value()) << "repeat " << repeat;
+    EXPECT_EQ(record.timing->note->rfind("1 of the " + std::to_string(repeat) + " repetitions", 0),
+              0u)
+        << *record.timing->note;
+  }
+}
+
+// ida (GGL) from generated perturbed starts: it cannot start, and says so at t = 0, never as a
+// step limit; the same runs unperturbed start.
+TEST(Budgets, IdaNamesAStartItCannotTakeInsteadOfFailingItsErrorTest) {
+  std::mt19937_64 random(13);
+  std::uniform_real_distribution<double> exponent(-5.0, -1.0);
+  for (const char* problem : {"simple_pendulum", "crank_rocker", "slider_crank"}) {
+    for (int trial = 0; trial < 4; ++trial) {
+      RunConfig c;
+      c.problem = problem;
+      c.integrator = "ida";
+      c.abs_tol = c.rel_tol = 1e-6;
+      c.t_end = 0.1;
+      c.repeat = 0;
+      const double size = std::pow(10.0, exponent(random)) * (trial % 2 ? -1 : 1);
+      (trial < 2 ? c.initial.perturb_position : c.initial.perturb_velocity) = size;
+      PreparedRun run = prepare_run(c);
+      const RunRecord record = execute_run(run).record;
+      EXPECT_EQ(record.status, RunStatus::unsupported) << problem << " " << record.message;
+      EXPECT_NE(record.message.find("cannot start"), std::string::npos) << record.message;
+      c.initial.perturb_position = c.initial.perturb_velocity = 0.0;
+      PreparedRun consistent = prepare_run(c);
+      EXPECT_NE(execute_run(consistent).record.status, RunStatus::unsupported) << problem;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cmb
