@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
+#include "core/params.hpp"
 #include "records/output.hpp"
 
 namespace cmb {
@@ -26,6 +27,10 @@ bool written_by_merge(const fs::path& file) {
   }
 }
 
+// Present in --out from the start of a merge's writing to its end: a directory holding it is an
+// unfinished merge's, which a retry may replace.
+constexpr const char* kMergingMarker = ".cmbench-merging";
+
 // See merge.hpp: what --out may be. Throws before anything is written.
 void check_out_dir(const std::string& out_dir, bool force) {
   const fs::path dir(out_dir);
@@ -36,21 +41,45 @@ void check_out_dir(const std::string& out_dir, bool force) {
     throw OutputError("--out '" + out_dir +
                       "' is not a directory (merge writes results.json into it)");
   if (fs::is_directory(status)) {
-    const bool merged = fs::exists(target, ec) && written_by_merge(target);
+    const bool unfinished = fs::exists(dir / kMergingMarker, ec);
+    const bool merged = unfinished || (fs::exists(target, ec) && written_by_merge(target));
     if (fs::exists(dir / "campaign.json", ec) || (fs::exists(dir / "runs", ec) && !merged))
       throw InputError("--out '" + out_dir +
                        "' is a campaign's directory (campaign.json or "
                        "runs/), which merge never writes into: choose another --out");
-    if (fs::exists(target, ec) && !written_by_merge(target))
+    if (!unfinished && fs::exists(target, ec) && !written_by_merge(target))
       throw InputError("--out '" + out_dir +
                        "' already holds a results.json that merge did not "
                        "write: choose another --out");
-    if (fs::exists(target, ec) && !force)
-      throw InputError("--out '" + out_dir +
-                       "' already holds merged results: use --force to "
-                       "replace them, or choose another --out");
+    if (merged && !force)
+      throw InputError("--out '" + out_dir + "' already holds " +
+                       (unfinished ? "an unfinished merge (it stopped before its results.json "
+                                     "was written)"
+                                   : "merged results") +
+                       ": use --force to replace it, or choose another --out");
   }
   check_writable(target.string());  // a path under a file, a directory that cannot be written
+}
+
+// --campaign: every input holds the results of the campaign document in `file`.
+void check_submitted_campaign(const std::vector<ResultsFile>& inputs, const std::string& file) {
+  const json submitted = read_json_file(file, "--campaign '" + file + "'");
+  for (const ResultsFile& input : inputs) {
+    const json& held = input.doc["campaign_file"];
+    if (held == submitted) continue;
+    std::vector<std::string> differing;
+    if (held.is_object() && submitted.is_object()) {
+      std::set<std::string> keys;
+      for (const auto& [k, v] : held.items()) keys.insert(k);
+      for (const auto& [k, v] : submitted.items()) keys.insert(k);
+      for (const auto& k : keys)
+        if (held.value(k, json()) != submitted.value(k, json())) differing.push_back(k);
+    }
+    throw InputError(
+        "'" + input.name + "' holds the results of another campaign than --campaign '" + file +
+        "'" + (differing.empty() ? std::string() : " (differs in: " + join(differing, ", ") + ")") +
+        ": a shard left from an earlier submission; run it again with this file");
+  }
 }
 
 void check_same_origin(const std::vector<ResultsFile>& inputs) {
@@ -262,6 +291,7 @@ MergeSummary merge_results(const std::vector<std::string>& dirs, const std::stri
   for (const auto& dir : dirs)
     inputs.push_back(load_results((fs::path(dir) / "results.json").string(),
                                   "'" + dir + "' holds no results.json"));
+  if (!options.campaign.empty()) check_submitted_campaign(inputs, options.campaign);
   if (!options.force) check_same_origin(inputs);  // first: shards of different campaigns
   MergeSummary summary;
   summary.missing_shards = missing_shards(inputs);
@@ -271,9 +301,14 @@ MergeSummary merge_results(const std::vector<std::string>& dirs, const std::stri
   json merged = merge_documents(inputs, options.force, &origins);
   merged["merged_from"] = dirs;
   if (!summary.missing_shards.empty()) merged["missing_shards"] = summary.missing_shards;
-  copy_run_files(run_files(merged["runs"], origins, dirs, out_dir, summary), summary);
+  const std::vector<FileCopy> copies = run_files(merged["runs"], origins, dirs, out_dir, summary);
+  const fs::path marker = fs::path(out_dir) / kMergingMarker;
+  write_file_atomically(marker.string(), "a cmbench merge is writing here\n");
+  copy_run_files(copies, summary);
   write_file_atomically((fs::path(out_dir) / "results.json").string(), merged.dump(1) + "\n");
   remove_unnamed_files(merged["runs"], out_dir);
+  std::error_code ec;
+  fs::remove(marker, ec);
   summary.runs = merged["runs"].size();
   return summary;
 }

@@ -13,6 +13,10 @@ namespace cmb {
 struct MergeOptions {
   bool force = false;          // different campaign files or builds; replace an earlier merge
   bool allow_partial = false;  // merge an incomplete set of shards, recording what is missing
+  // The campaign file the shards were submitted with (--campaign): every input must hold its
+  // results, even with `force`, so that a shard left from an earlier submission of an edited
+  // file is refused instead of merged as fresh. Empty: not checked.
+  std::string campaign;
 };
 
 struct MergeSummary {
@@ -49,7 +53,9 @@ struct MergeSummary {
 //   `force`, as it may be another campaign's only copy;
 // - holding an earlier merge: replaced only with `force` (a new merge of more shards; the inputs
 //   may include out_dir itself, since all are read before writing); files of the earlier merge
-//   that no merged run names are removed.
+//   that no merged run names are removed;
+// - holding an unfinished merge (it stopped on a full disk or a signal: its marker
+//   .cmbench-merging is still there): replaced only with `force`, like an earlier merge.
 MergeSummary merge_results(const std::vector<std::string>& dirs, const std::string& out_dir,
                            const MergeOptions& options);
 

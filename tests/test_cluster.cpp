@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <random>
 
 #include "campaign_support.hpp"
 #include "cli_runner.hpp"
@@ -161,6 +162,67 @@ TEST(Cluster, AMergeOfAllShardsIsACompleteResultSet) {
                 .exit_code,
             0);
   EXPECT_EQ(read_json(dir / "partial" / "results.json")["missing_shards"], json({3}));
+  fs::remove_all(dir);
+}
+
+// `cmbench merge` under generated file-size limits (ulimit -f, 1 to 96 KiB): it succeeds with the
+// whole merge, or fails leaving an unfinished merge that a plain retry refuses by name and a
+// retry with --force completes, equal to an undisturbed merge. And --campaign refuses a shard
+// of another campaign file (a stale shard), even with --force.
+TEST(Cluster, AMergeStoppedByAFileSizeLimitIsCompletedByARetry) {
+  const fs::path dir = scratch("cluster_merge_faults");
+  const fs::path file = write_campaign(dir, campaign_of(1.0, 1e-3));
+  std::string shards;
+  for (int i = 1; i <= 2; ++i) {
+    const fs::path out = dir / ("shard-" + std::to_string(i));
+    ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --shard " + std::to_string(i) +
+                  "/2 --out " + out.string())
+                  .exit_code,
+              0);
+    shards += " " + out.string();
+  }
+  ASSERT_EQ(cli("merge" + shards + " --out " + (dir / "clean").string()).exit_code, 0);
+  const auto clean = comparable(dir / "clean" / "results.json");
+  std::mt19937 random(2027);
+  int stopped = 0;
+  for (int trial = 0; trial < 8; ++trial) {
+    const int kib = 1 + static_cast<int>(random() % 96);
+    const fs::path out = dir / ("limited-" + std::to_string(trial));
+    const std::string merge = "merge" + shards + " --out " + out.string();
+    const int status = std::system(("bash -c 'ulimit -f " + std::to_string(kib) + "; exec " +
+                                    std::string(CMB_CLI_PATH) + " " + merge + "' >/dev/null 2>&1")
+                                       .c_str());
+    if (status != 0) {
+      ++stopped;
+      const CliResult plain = cli(merge);
+      EXPECT_EQ(plain.exit_code, 2) << kib << " KiB: " << plain.output;
+      EXPECT_NE(plain.output.find("an unfinished merge"), std::string::npos) << plain.output;
+      ASSERT_EQ(cli(merge + " --force").exit_code, 0) << kib << " KiB";
+    }
+    EXPECT_EQ(comparable(out / "results.json"), clean) << kib << " KiB";
+    EXPECT_FALSE(fs::exists(out / ".cmbench-merging")) << kib << " KiB";
+  }
+  EXPECT_GT(stopped, 2);  // the limits reach both outcomes
+
+  json edited = campaign_of(1.0, 1e-3);
+  edited["repeat"] = 1;
+  const fs::path other = dir / "other";
+  fs::create_directories(other);
+  const fs::path edited_file = write_campaign(other, edited);
+  for (const char* force : {"", " --force"}) {
+    const CliResult stale = cli("merge" + shards + " --campaign " + edited_file.string() +
+                                " --out " + (dir / "stale").string() + force);
+    EXPECT_EQ(stale.exit_code, 2) << stale.output;
+    EXPECT_NE(stale.output.find("holds the results of another campaign than --campaign"),
+              std::string::npos)
+        << stale.output;
+    EXPECT_NE(stale.output.find("(differs in: repeat)"), std::string::npos) << stale.output;
+    EXPECT_FALSE(fs::exists(dir / "stale"));
+  }
+  EXPECT_EQ(
+      cli("merge" + shards + " --campaign " + file.string() + " --out " + (dir / "fresh").string())
+          .exit_code,
+      0);
   fs::remove_all(dir);
 }
 

@@ -174,9 +174,9 @@ TEST(RunRecord, RecordsOfRunsAndCrashesRoundTrip) {
   configs[1].integrator = "generalized_alpha";
   configs[1].dt = 1e-3;
   configs[2].method = "index1";
-  configs[2].stepper = "rk4";
-  configs[2].dt = 1e-3;
-  configs[2].limits.max_steps = 10;  // ends step_limit
+  configs[2].stepper = "dopri5";
+  configs[2].abs_tol = configs[2].rel_tol = 1e-10;
+  configs[2].limits.max_steps = 10;  // ends step_limit (fixed steps past it are refused)
   for (RunConfig& config : configs) {
     config.repeat = 1;
     config.timing_min_s = 0.0;

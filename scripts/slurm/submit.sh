@@ -7,14 +7,18 @@
 #   e.g. scripts/slurm/submit.sh campaigns/default.json /scratch/$USER/default 8 \
 #          --cpus-per-task=8 --time=2:00:00 --partition=compute
 #
-# OUT_DIR must be on a file system every node sees. The binary is $CMBENCH when set, else this
-# repository's build/cmbench; the jobs get CMBENCH and CMB_REPO in their environment.
+# OUT_DIR must be on a file system every node sees. The campaign file is copied to
+# OUT_DIR/campaign.submitted.json, which every job reads: editing the file afterwards changes
+# nothing queued, and the merge refuses shards that hold another campaign's results (left from
+# an earlier submission). Exits non-zero, cancelling what it submitted, when a submission fails.
+# The binary is $CMBENCH when set, else this repository's build/cmbench; the jobs get CMBENCH
+# and CMB_REPO in their environment.
 set -euo pipefail
-[ $# -ge 3 ] || { sed -n '2,12p' "$0"; exit 2; }
+[ $# -ge 3 ] || { sed -n '2,15p' "$0"; exit 2; }
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-campaign="$(realpath -m "$1")"
-out="$(realpath -m "$2")"
+campaign="$(realpath -m -- "$1")"
+out="$(realpath -m -- "$2")"
 count="$3"
 shift 3
 [[ "$count" =~ ^[1-9][0-9]*$ ]] || { echo "submit.sh: K must be a whole number >= 1, got '$count'" >&2; exit 2; }
@@ -22,15 +26,31 @@ export CMBENCH="${CMBENCH:-$repo/build/cmbench}"
 export CMB_REPO="$repo"
 [ -x "$CMBENCH" ] || { echo "submit.sh: no cmbench at $CMBENCH (build it, or set CMBENCH)" >&2; exit 2; }
 "$CMBENCH" campaign "$campaign" --dry-run >/dev/null  # a bad campaign file fails here, not in the queue
-mkdir -p "$out/logs"
+mkdir -p -- "$out/logs"
+submitted="$out/campaign.submitted.json"
+cp -- "$campaign" "$submitted.tmp.$$"
+mv -f -- "$submitted.tmp.$$" "$submitted"
 
-references=$(sbatch --parsable --job-name=cmbench-references --cpus-per-task=1 \
-  --output="$out/logs/references.out" \
-  --wrap="\"$CMBENCH\" campaign \"$campaign\" --prepare-references --reference-cache \"$out/references\"")
-array=$(sbatch --parsable --dependency="afterok:$references" --array="1-$count" \
-  --output="$out/logs/shard-%a.out" "$@" "$here/campaign.sbatch" "$campaign" "$out")
+jobs=()
+cancel_submitted() {
+  [ ${#jobs[@]} -eq 0 ] || scancel "${jobs[@]}" 2>/dev/null || true
+  echo "submit.sh: a submission failed; cancelled what was submitted (${jobs[*]:-none})" >&2
+}
+trap cancel_submitted ERR
+# Every path is an argument of the job script, never part of a command string.
+references=$(sbatch --parsable --output="$out/logs/references.out" \
+  "$here/references.sbatch" "$submitted" "$out")
+jobs+=("$references")
+# A failed references job cancels the array (instead of leaving it pending forever); the merge
+# then runs and says which shards are missing.
+array=$(sbatch --parsable --dependency="afterok:$references" --kill-on-invalid-dep=yes \
+  --array="1-$count" --output="$out/logs/shard-%a.out" "$@" "$here/campaign.sbatch" \
+  "$submitted" "$out")
+jobs+=("$array")
 merge=$(sbatch --parsable --dependency="afterany:$array" --output="$out/logs/merge.out" \
   "$here/merge.sbatch" "$out" "$count")
+jobs+=("$merge")
+trap - ERR
 echo "references: job $references"
 echo "shards:     job array $array (tasks 1-$count write $out/shard-1 ... shard-$count)"
 echo "merge:      job $merge (writes $out/merged with its report)"

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # The cluster workflow on a real Slurm (docs/cluster.md): a one-node cluster on this machine
 # (scripts/slurm/local_cluster.sh), the smoke campaign submitted as a 3-task array through
-# scripts/slurm/submit.sh, and the merged result compared with an unsharded local run
-# (`cmbench compare`: same status, metrics and work for every run) and checked complete (every
-# record and series, the report). Exit 77 (ctest: skipped) where Slurm cannot run: not root, or
-# the daemons do not start. Stops every daemon it started and removes its files, however it ends.
+# scripts/slurm/submit.sh into a directory whose name holds `$HOME`, a double quote and a space,
+# and the merged result compared with an unsharded local run (`cmbench compare`: same status,
+# metrics and work for every run) and checked complete (every record and series, the report).
+# Then generated resubmissions (in an order drawn from CMB_SLURM_SEED, default 27): the campaign
+# file edited or not, another shard count, a merge told the wrong count. After each, the invariant: merged/ is
+# complete and holds the submitted campaign's results, or the merge failed naming what is
+# missing or stale and merged/ is what it was. Exit 77 (ctest: skipped) where Slurm cannot run:
+# not root, or the daemons do not start. Stops every daemon it started and removes its files,
+# however it ends.
 # Usage: test_local_cluster.sh CMBENCH SOURCE_DIR
 set -uo pipefail
 cmbench="$(realpath "$1")"
@@ -23,28 +28,75 @@ fi
 eval "$line"
 set -e
 
-out="$work/out"
-submitted="$(CMBENCH="$cmbench" bash "$source_dir/scripts/slurm/submit.sh" \
-  "$source_dir/campaigns/smoke.json" "$out" 3)"
-echo "$submitted"
-merge_job="$(sed -n 's/^merge: *job \([0-9]*\).*/\1/p' <<<"$submitted")"
-for _ in $(seq 600); do  # at most 5 minutes
-  [ -z "$(squeue -h -j "$merge_job" 2>/dev/null)" ] && break
-  sleep 0.5
-done
-[ -z "$(squeue -h -j "$merge_job" 2>/dev/null)" ] || { echo "FAIL: the merge job did not end"; squeue; exit 1; }
+out="$work/out \$HOME \"q\""  # literally: the name must reach every job as it is
+campaign="$work/campaign.json"
+cp "$source_dir/campaigns/smoke.json" "$campaign"
+
+# Submits the campaign with K shards and waits for its merge job; prints nothing.
+submit_and_wait() {
+  local submitted merge_job
+  submitted="$(CMBENCH="$cmbench" bash "$source_dir/scripts/slurm/submit.sh" "$campaign" "$out" "$1")"
+  merge_job="$(sed -n 's/^merge: *job \([0-9]*\).*/\1/p' <<<"$submitted")"
+  for _ in $(seq 600); do  # at most 5 minutes
+    [ -z "$(squeue -h -j "$merge_job" 2>/dev/null)" ] && return 0
+    sleep 0.5
+  done
+  echo "FAIL: the merge job did not end"; squeue; exit 1
+}
+
+# The invariant after a submission or merge: merged/ equals a local run of the campaign file as
+# submitted, or the merge said what is missing or stale and merged/ did not change.
+check_invariant() {
+  local before="$1" what="$2"
+  if grep -qE "holds the results of another campaign|missing; merge them all|has no results.json|no shard finished" "$out/logs/merge.out"; then
+    [ "$(cat "$out/merged/results.json" 2>/dev/null | md5sum)" = "$before" ] \
+      || { echo "FAIL ($what): a failed merge changed merged/"; exit 1; }
+    echo "ok ($what): merge refused, merged/ unchanged: $(grep -m1 -oE "(holds the results of another campaign|shard\(s\) [0-9 ,]+ of [0-9]+ missing|no shard finished)" "$out/logs/merge.out")"
+    return
+  fi
+  [ -f "$out/merged/results.json" ] || { echo "FAIL ($what): no merged results"; cat "$out/logs/merge.out"; exit 1; }
+  rm -rf "$work/local"
+  "$cmbench" campaign "$out/campaign.submitted.json" --out "$work/local" >/dev/null
+  "$cmbench" compare "$work/local" "$out/merged" >"$work/compare.txt" \
+    || { echo "FAIL ($what): merged/ is not the submitted campaign's"; head "$work/compare.txt"; exit 1; }
+  local runs records
+  runs=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['runs']))" "$out/merged/results.json")
+  records=$(ls "$out/merged/runs" | wc -l)
+  [ "$runs" -eq "$records" ] && [ -s "$out/merged/report.md" ] \
+    || { echo "FAIL ($what): $runs runs, $records records, report $(ls "$out/merged")"; exit 1; }
+  echo "ok ($what): merged/ = the submitted campaign ($runs runs)"
+}
+
+submit_and_wait 3
 cat "$out/logs/merge.out"
 [ -f "$out/merged/results.json" ] || { echo "FAIL: no merged results"; tail -n 20 "$out"/logs/*.out; exit 1; }
-
-"$cmbench" campaign "$source_dir/campaigns/smoke.json" --out "$work/local" >/dev/null
-"$cmbench" compare "$work/local" "$out/merged" | head -n 6
 runs=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['runs']))" "$out/merged/results.json")
-records=$(ls "$out/merged/runs" | wc -l)
 series=$(ls "$out/merged/series" | wc -l)
-[ "$runs" -eq 24 ] && [ "$records" -eq 24 ] && [ "$series" -eq 24 ] \
-  || { echo "FAIL: $runs runs, $records records, $series series (want 24 each)"; exit 1; }
-[ -s "$out/merged/report.md" ] || { echo "FAIL: no report"; exit 1; }
+[ "$runs" -eq 24 ] && [ "$series" -eq 24 ] || { echo "FAIL: $runs runs, $series series (want 24)"; exit 1; }
 for shard in 1 2 3; do
   grep -q "shard $shard of 3" "$out/logs/shard-$shard.out" || { echo "FAIL: shard $shard"; exit 1; }
 done
-echo "PASS: 3-task array through submit.sh, merged = unsharded ($runs runs), in $(( $(date +%s) - start )) s"
+check_invariant "" "first submission"
+
+# Generated resubmissions: the four actions on the same OUT, in an order drawn from the seed.
+order="$(python3 -c 'import random, sys; a = [0, 1, 2, 3]; random.Random(int(sys.argv[1])).shuffle(a); print(*a)' "${CMB_SLURM_SEED:-27}")"
+step=0
+for action in $order; do
+  step=$((step + 1))
+  before="$(md5sum <"$out/merged/results.json")"
+  case $action in
+    0) submit_and_wait 3; check_invariant "$before" "step $step: resubmitted unchanged" ;;
+    1) python3 - "$campaign" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["steppers"][0]["dt"].append(doc["steppers"][0]["dt"][-1] / 2)  # one more step size
+json.dump(doc, open(sys.argv[1], "w"), indent=1)
+PY
+       submit_and_wait 3; check_invariant "$before" "step $step: campaign edited, resubmitted" ;;
+    2) submit_and_wait 2; check_invariant "$before" "step $step: resubmitted with 2 shards" ;;
+    3) CMBENCH="$cmbench" bash "$source_dir/scripts/slurm/merge.sbatch" "$out" 2 \
+         >"$out/logs/merge.out" 2>&1 || true
+       check_invariant "$before" "step $step: merge told 2 shards" ;;
+  esac
+done
+echo "PASS: 3-task array through submit.sh, merged = unsharded ($runs runs), 4 resubmissions, in $(( $(date +%s) - start )) s"
