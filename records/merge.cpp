@@ -101,11 +101,17 @@ void check_same_origin(const std::vector<ResultsFile>& inputs) {
   }
 }
 
-// A run record without when, where and how long it ran (timing, context): two campaigns that
-// share a run record it the same way apart from these.
+// A run record without when, where and how long it ran (timing, context) and without where its
+// reference was cached and whether it was read from there or computed for it (the reference
+// itself, its provenance and accuracy, stays): two campaigns that share a run record it the
+// same way apart from these.
 json outcome(json run) {
   run.erase("timing");
   run.erase("context");
+  if (run.contains("reference") && run["reference"].is_object()) {
+    run["reference"].erase("from_cache");
+    run["reference"].erase("cache_file");
+  }
   return run;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <iosfwd>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "harness/run/run.hpp"
+#include "harness/run/self_converged.hpp"
 
 namespace cmb {
 
@@ -91,9 +93,19 @@ void set_shard(CampaignOptions& options, const std::string& text);
 std::string reference_cache_dir(const Campaign& campaign, const CampaignOptions& options,
                                 const std::string& out_dir);
 
-// Computes the self-converged references the selected runs need into the campaign's cache (one
-// process computes each; others wait for it and read it), so that the shards of a job array
-// start with all of them in place. Prints a line per reference; returns how many it computed.
+// The self-converged references `runs` need, computed into `cache` before any of the runs starts
+// (or only listed, when `list_only`): outside every run's limits, so that a run's status never
+// depends on whether its reference was cached. A reference is bounded by its own runs' step
+// limit; one that cannot be computed is returned (cache file → why) for its runs to end
+// reference_failed without trying again. One process computes each (others wait for it and
+// read it: the shards of a job array share the cache). Writes a line per reference to `log`.
+ReferenceFailures resolve_campaign_references(const std::vector<const CampaignRun*>& runs,
+                                              const std::string& cache, bool list_only,
+                                              std::ostream* log);
+
+// --prepare-references: resolve_campaign_references for the selected runs into the campaign's
+// cache, listing them only with dry_run, so that the shards of a job array start with all of
+// them in place. Returns how many could not be computed.
 std::size_t prepare_references(const Campaign& campaign, const CampaignOptions& options);
 
 // Statuses that say a run was not attempted for a reason its method or problem declares

@@ -297,8 +297,12 @@ CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& op
   make_directory(out / "series");
   write_file_atomically((out / "campaign.json").string(), campaign.source.dump(2) + "\n");
 
+  // Before the pool and its stop signals: a Ctrl-C here ends the process, and the cache is
+  // written whole or not at all.
+  workers::WorkerSettings settings{reference_cache, {}, options.serial_timing};
+  settings.reference_failures = resolve_campaign_references(
+      pending, reference_cache, false, options.progress ? &std::cout : nullptr);
   const workers::StopSignals stop_signals;  // caught until the pool is done, however it ends
-  const workers::WorkerSettings settings{reference_cache, options.serial_timing};
   const std::size_t internal_errors = run_pool(pending, out, settings, options);
   if (options.serial_timing) time_one_at_a_time(selected, out, options);
 

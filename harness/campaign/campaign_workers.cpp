@@ -110,7 +110,8 @@ namespace {
     PreparedRun prepared = prepare_run(run.config);
     prepared.config.reference_cache = settings.reference_cache;
     if (settings.defer_timing) prepared.config.repeat = 0;
-    RunResult result = run_with_reference(prepared);
+    resolve_reference(prepared, settings.reference_failures);  // cached by the reference pass
+    RunResult result = execute_run(prepared);
     result.record.files = run_files(run);
     if (settings.defer_timing && run.config.repeat > 0 && result.record.status == RunStatus::ok)
       result.record.timing->pending = true;  // the campaign's timing pass times it

@@ -51,6 +51,9 @@ int stop_signal_received();   // 0 while none arrived
 
 struct WorkerSettings {
   std::string reference_cache;  // where a self-converged reference comes from (or goes to)
+  // References the campaign's reference pass could not compute: their runs end
+  // reference_failed at once.
+  ReferenceFailures reference_failures;
   // The run's timed repetitions are left to the campaign's timing pass: the worker records the
   // instrumented run only and marks an ok record "timing": {"pending": true}.
   bool defer_timing = false;

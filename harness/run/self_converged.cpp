@@ -91,6 +91,22 @@ class FileLock {
   int fd_;
 };
 
+// What identifies a reference in its cache file, and the file's name without extension.
+nlohmann::json cache_key(const Problem& problem, double t_end, const nlohmann::json& recipe) {
+  return {{"problem", problem.info().id},
+          {"params", problem.params()},
+          {"t_end", t_end},
+          {"recipe", recipe.is_null() ? default_reference_recipe() : recipe},
+          {"grid_intervals", kGridIntervals},
+          // 2: caches from before the fix that lands every sample of the final step (older
+          // files could miss the last samples)
+          {"format", 2}};
+}
+
+std::string cache_name(const Problem& problem, const nlohmann::json& key) {
+  return problem.info().id + "-" + stable_hash(key.dump());
+}
+
 }  // namespace
 
 nlohmann::json default_reference_recipe() {
@@ -102,24 +118,25 @@ nlohmann::json default_reference_recipe() {
         {"tol", 1e-12}}});
 }
 
+std::string reference_cache_file(const PreparedRun& run) {
+  const nlohmann::json key =
+      cache_key(*run.problem, run.t_end, run.problem->reference_info().recipe);
+  return (std::filesystem::path(run.config.reference_cache) /
+          (cache_name(*run.problem, key) + ".json"))
+      .string();
+}
+
 SelfConvergedReference self_converged_reference(const Problem& problem, double t_end,
                                                 const nlohmann::json& recipe_in,
                                                 const std::string& cache_dir) {
   const std::string id = problem.info().id;
   const nlohmann::json& params = problem.params();
-  const nlohmann::json recipe = recipe_in.is_null() ? default_reference_recipe() : recipe_in;
-  const nlohmann::json key = {{"problem", id},
-                              {"params", params},
-                              {"t_end", t_end},
-                              {"recipe", recipe},
-                              {"grid_intervals", kGridIntervals},
-                              // 2: caches from before the fix that lands every sample of the
-                              // final step (older files could miss the last samples)
-                              {"format", 2}};
+  const nlohmann::json key = cache_key(problem, t_end, recipe_in);
+  const nlohmann::json& recipe = key.at("recipe");
   ReferenceCacheExpectation expected{key, {}, problem.output_names().size()};
   for (int k = 0; k <= kGridIntervals; ++k) expected.grid.push_back(t_end * k / kGridIntervals);
   SelfConvergedReference ref;
-  const std::string name = id + "-" + stable_hash(key.dump());
+  const std::string name = cache_name(problem, key);
   ref.cache_file = (std::filesystem::path(cache_dir) / (name + ".json")).string();
   if (read_cached(expected, ref)) return ref;
   std::error_code ec;
@@ -142,11 +159,18 @@ SelfConvergedReference self_converged_reference(const Problem& problem, double t
   return ref;
 }
 
-void resolve_reference(PreparedRun& run) {
+void resolve_reference(PreparedRun& run, const ReferenceFailures& known_failures) {
   if (!needs_grid_reference(run)) return;
   const Problem& problem = *run.problem;
   ReferenceRecord& block = run.reference_block.emplace();
   block.kind = to_string(ReferenceKind::self_converged);
+  auto failed = [&](const std::string& why) {
+    run.reference_failure = why;
+    block.provenance = "could not be computed: " + why;
+    block.accuracy = std::numeric_limits<double>::quiet_NaN();
+  };
+  const auto known = known_failures.find(reference_cache_file(run));
+  if (known != known_failures.end()) return failed(known->second);
   try {
     const SelfConvergedReference ref = self_converged_reference(
         problem, run.t_end, problem.reference_info().recipe, run.config.reference_cache);
@@ -156,9 +180,7 @@ void resolve_reference(PreparedRun& run) {
     block.cache_file = ref.cache_file;
     block.from_cache = ref.from_cache;
   } catch (const NumericalFailure& failure) {
-    run.reference_failure = failure.what();
-    block.provenance = std::string("could not be computed: ") + failure.what();
-    block.accuracy = std::numeric_limits<double>::quiet_NaN();
+    failed(failure.what());
   }
 }
 

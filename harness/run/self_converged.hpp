@@ -6,6 +6,7 @@
 // run (harness/run/run.hpp): it runs runs, and resolves a run's reference before the run starts.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -34,10 +35,21 @@ SelfConvergedReference self_converged_reference(const Problem& problem, double t
                                                 const nlohmann::json& recipe,
                                                 const std::string& cache_dir);
 
+// The cache file the self-converged reference of `run` is read from and written to (in
+// run.config.reference_cache; its name follows from the problem, its parameters, the horizon
+// and the recipe).
+std::string reference_cache_file(const PreparedRun& run);
+
+// References found not computable (by a campaign's reference pass): cache file → why.
+using ReferenceFailures = std::map<std::string, std::string>;
+
 // Resolves the reference of a prepared run before it executes: when needs_grid_reference(run),
 // computes or loads the self-converged reference into run.grid_reference and the record's
 // reference block, or notes why it could not be computed (the run then ends reference_failed).
-void resolve_reference(PreparedRun& run);
+// A reference in `known_failures` is not tried again: the run gets the failure noted there.
+// Its own work limit bounds a reference (the reference runs' step limit, not the run's limits),
+// so whether it can be computed depends on the reference alone.
+void resolve_reference(PreparedRun& run, const ReferenceFailures& known_failures = {});
 
 // resolve_reference, then execute_run: what a caller that runs a configuration uses.
 RunResult run_with_reference(PreparedRun& run);
