@@ -28,19 +28,21 @@ const char* to_string(RunStatus status) {
       return "reference_failed";
     case RunStatus::crashed:
       return "crashed";
+    case RunStatus::out_of_memory:
+      return "out_of_memory";
   }
   return "unknown";
 }
 
 std::optional<RunStatus> run_status_from(const std::string& text) {
-  for (int i = 0; i <= static_cast<int>(RunStatus::crashed); ++i)
+  for (int i = 0; i <= static_cast<int>(RunStatus::out_of_memory); ++i)
     if (text == to_string(static_cast<RunStatus>(i))) return static_cast<RunStatus>(i);
   return std::nullopt;
 }
 
 std::string run_status_names() {
   std::string names;
-  for (int i = 0; i <= static_cast<int>(RunStatus::crashed); ++i)
+  for (int i = 0; i <= static_cast<int>(RunStatus::out_of_memory); ++i)
     names += (i ? ", " : "") + std::string(to_string(static_cast<RunStatus>(i)));
   return names;
 }

@@ -26,6 +26,7 @@ enum class RunStatus {
   branch_switch,     // left the assembly branch of the reference (Problem::branch_indicators)
   reference_failed,  // the self-converged reference could not be computed: the run did not start
   crashed,           // the worker process died (signal) or hit an internal error
+  out_of_memory,     // an allocation failed (std::bad_alloc): --resume tries the run again
 };
 
 const char* to_string(RunStatus status);

@@ -101,16 +101,19 @@ void check_same_origin(const std::vector<ResultsFile>& inputs) {
   }
 }
 
-// A run record without when, where and how long it ran (timing, context) and without where its
-// reference was cached and whether it was read from there or computed for it (the reference
-// itself, its provenance and accuracy, stays): two campaigns that share a run record it the
-// same way apart from these.
+// A run record without when, where and how long it ran (timing, context) and without where and
+// when its reference was computed and whether it was read from a cache (the reference itself,
+// its recipe and accuracy, stays): two campaigns that share a run record it the same way
+// apart from these.
 json outcome(json run) {
   run.erase("timing");
   run.erase("context");
   if (run.contains("reference") && run["reference"].is_object()) {
-    run["reference"].erase("from_cache");
-    run["reference"].erase("cache_file");
+    json& reference = run["reference"];
+    reference.erase("from_cache");
+    reference.erase("cache_file");
+    if (reference.contains("provenance") && reference["provenance"].is_object())
+      reference["provenance"].erase("context");
   }
   return run;
 }

@@ -1,9 +1,14 @@
 // Budgets and bounds hold as stated, over generated cases: a run whose step count must pass
 // its step limit is refused before it starts; no stepper calls the RHS past its budget, not even
 // inside a step; fewer timed repetitions than asked for say why; ida names an inconsistent
-// start instead of failing its error test at t = 0.
+// start instead of failing its error test at t = 0; a series beyond the memory bound is refused
+// before the run, and the bound's estimate covers the memory the samples take.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -143,6 +148,88 @@ TEST(Budgets, IdaNamesAStartItCannotTakeInsteadOfFailingItsErrorTest) {
       EXPECT_NE(execute_run(consistent).record.status, RunStatus::unsupported) << problem;
     }
   }
+}
+
+// Generated sizes and sample intervals: a run whose series would pass kMaxSeriesBytes is refused
+// before it starts, naming a sample_dt that fits; every other one is prepared.
+TEST(Budgets, ASeriesBeyondTheMemoryBoundIsRefusedBeforeTheRun) {
+  std::mt19937_64 random(17);
+  int refusals = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    RunConfig c = pendulum("rk4");
+    c.problem = "n_four_bar";
+    const long n = 1 + static_cast<long>(random() % 1000);
+    c.problem_params = {{"N", n}};
+    c.t_end = 1.0;
+    c.dt = 1e-6;
+    c.limits.max_steps = 2'000'000;
+    c.sample_dt = std::pow(10.0, -1.0 - static_cast<double>(random() % 6));
+    std::string message;
+    bool was_refused = false;
+    std::size_t bytes = 0;
+    try {
+      const PreparedRun run = prepare_run(c);
+      bytes = series_bytes(run);
+    } catch (const InputError& e) {
+      was_refused = true;
+      message = e.what();
+    }
+    if (was_refused) {
+      ++refusals;
+      EXPECT_NE(message.find("GB a run may record: choose --sample-dt"), std::string::npos)
+          << message;
+    } else {
+      EXPECT_LE(static_cast<double>(bytes), kMaxSeriesBytes) << "N = " << n;
+    }
+  }
+  EXPECT_GT(refusals, 5);
+}
+
+// Resident memory of a child process that executes `c` (KiB, the high-water mark), or -1 when
+// the run did not end ok.
+long resident_kib_of_run(const RunConfig& c) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return -1;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(pipe_fds[0]);
+    PreparedRun run = prepare_run(c);
+    const RunResult result = execute_run(run);
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    const long kib = result.record.status == RunStatus::ok ? usage.ru_maxrss : -1;
+    const bool sent = ::write(pipe_fds[1], &kib, sizeof kib) == sizeof kib;
+    _exit(sent ? 0 : 1);
+  }
+  ::close(pipe_fds[1]);
+  long kib = -1;
+  if (::read(pipe_fds[0], &kib, sizeof kib) != sizeof kib) kib = -1;
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return kib;
+}
+
+// series_bytes is an upper estimate of what the samples take, and not a loose one: measured as
+// the growth of a process's resident memory between 500 and 20 000 samples of one run.
+TEST(Budgets, TheSeriesEstimateBoundsTheMemoryTheSamplesTake) {
+  RunConfig c = pendulum("rk4");
+  c.problem = "n_pendulum";
+  c.problem_params = {{"N", 30}};
+  c.t_end = 1.0;
+  c.dt = 5e-5;
+  c.sample_dt = 2e-3;
+  const long few = resident_kib_of_run(c);
+  const std::size_t few_bytes = series_bytes(prepare_run(c));
+  c.sample_dt = 5e-5;
+  const long many = resident_kib_of_run(c);
+  const std::size_t many_bytes = series_bytes(prepare_run(c));
+  ASSERT_GT(few, 0);
+  ASSERT_GT(many, few);
+  const double measured = static_cast<double>(many - few) * 1024.0;
+  const double estimated = static_cast<double>(many_bytes - few_bytes);
+  EXPECT_GE(estimated, measured) << "measured " << measured << " B, estimated " << estimated;
+  EXPECT_LE(estimated, 4.0 * measured + 1e6) << "measured " << measured << " B";
 }
 
 }  // namespace

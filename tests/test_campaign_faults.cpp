@@ -1,6 +1,7 @@
 // Campaigns under hostile conditions, through the command line: SIGKILL and SIGTERM mid-run,
-// damaged records, a directory holding another campaign, a full disk and a file-size limit —
-// each stops cleanly and --resume completes an identical set. The workers' own fate (a time
+// damaged records, a directory holding another campaign, a full disk, a file-size limit and a
+// memory limit — each stops cleanly or records what it could, and --resume completes an
+// identical set. The workers' own fate (a time
 // limit, a dead parent): test_campaign_workers.cpp.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -267,6 +269,47 @@ TEST(Campaign, FileSizeLimitStopsTheCampaignAndResumeCompletesIt) {
       cli("campaign " + file.string() + " --jobs 2 --resume --out " + (dir / "limited").string());
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_EQ(comparable(dir / "limited" / "results.json"), reference);
+  fs::remove_all(dir);
+}
+
+// Generated memory limits (ulimit -v, 12 to 32 MiB of address space) on a campaign whose runs
+// need about 25 MiB: a run whose allocation fails ends out_of_memory (never crashed), and --resume
+// without the limit runs those again: the set equals an undisturbed run's.
+TEST(Campaign, AMemoryLimitEndsRunsOutOfMemoryAndResumeRunsThemAgain) {
+  const fs::path dir = scratch("memory_limit");
+  const json campaign = {
+      {"name", "memory"},
+      {"repeat", 0},
+      {"problems",
+       {{{"id", "n_pendulum"}, {"params", {{"N", 30}}}, {"t_end", 1}, {"sample_dt", 1e-4}}}},
+      {"methods", {{{"id", "index1"}}}},
+      {"steppers", {{{"id", "rk4"}, {"dt", {1e-4, 2e-4}}}}}};
+  const fs::path file = write_campaign(dir, campaign);
+  ASSERT_EQ(
+      cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
+  const auto reference = comparable(dir / "full" / "results.json");
+  std::mt19937 random(4);
+  int out_of_memory = 0;
+  for (int trial = 0; trial < 5; ++trial) {
+    const int kib = 12000 + static_cast<int>(random() % 20000);
+    const fs::path out = dir / ("limited-" + std::to_string(trial));
+    std::system(("bash -c 'ulimit -v " + std::to_string(kib) + "; exec " + CMB_CLI_PATH +
+                 " campaign " + file.string() + " --jobs 2 --out " + out.string() +
+                 "' >/dev/null 2>&1")
+                    .c_str());
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(out / "runs", ec)) {
+      std::ifstream in(entry.path());
+      const std::string status = json::parse(in)["status"];
+      EXPECT_NE(status, "crashed") << kib << " KiB: " << entry.path();
+      out_of_memory += status == "out_of_memory";
+    }
+    const CliResult resumed =
+        cli("campaign " + file.string() + " --jobs 2 --resume --out " + out.string());
+    ASSERT_EQ(resumed.exit_code, 0) << kib << " KiB: " << resumed.output;
+    EXPECT_EQ(comparable(out / "results.json"), reference) << kib << " KiB";
+  }
+  EXPECT_GT(out_of_memory, 0);  // the limits reach the runs
   fs::remove_all(dir);
 }
 

@@ -3,6 +3,7 @@
 // gives a complete result set (or names the shards that are missing), and the shards of a
 // campaign share one reference cache that concurrent runs neither recompute nor corrupt.
 // (A real Slurm is exercised by tests/slurm/test_local_cluster.sh.)
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/wait.h>
@@ -235,6 +236,13 @@ int computed_references(const fs::path& results) {
   return computed;
 }
 
+int lines_with(const fs::path& file, const std::string& text) {
+  std::ifstream in(file);
+  int count = 0;
+  for (std::string line; std::getline(in, line);) count += line.find(text) != std::string::npos;
+  return count;
+}
+
 json reference_campaign() {
   // Two runs per shard need the same self-converged reference (crank_rocker over 30 s: long
   // enough, about a second, that two shards starting together meet while it is computed).
@@ -257,6 +265,8 @@ TEST(Cluster, ShardsShareTheirReferenceCacheWithoutRecomputingOrCorruptingIt) {
     const pid_t pid = ::fork();
     if (pid == 0) {
       const std::string shard = std::to_string(i) + "/2";
+      const int log = ::open((out + ".log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(log, STDOUT_FILENO);
       ::execl(CMB_CLI_PATH, CMB_CLI_PATH, "campaign", file.c_str(), "--jobs", "2", "--shard",
               shard.c_str(), "--reference-cache", cache.c_str(), "--out", out.c_str(),
               static_cast<char*>(nullptr));
@@ -270,9 +280,10 @@ TEST(Cluster, ShardsShareTheirReferenceCacheWithoutRecomputingOrCorruptingIt) {
   ::waitpid(b, &status_b, 0);
   ASSERT_TRUE(WIFEXITED(status_a) && WEXITSTATUS(status_a) == 0);
   ASSERT_TRUE(WIFEXITED(status_b) && WEXITSTATUS(status_b) == 0);
-  EXPECT_EQ(computed_references(dir / "a1" / "results.json") +
-                computed_references(dir / "a2" / "results.json"),
+  // Each shard's reference pass says whether it computed the reference or found it cached.
+  EXPECT_EQ(lines_with(dir / "a1.log", "computed in") + lines_with(dir / "a2.log", "computed in"),
             1);
+  EXPECT_EQ(lines_with(dir / "a1.log", "already in") + lines_with(dir / "a2.log", "already in"), 1);
   int references = 0;
   for (const auto& entry : fs::directory_iterator(cache))
     if (entry.path().extension() == ".json") {

@@ -92,7 +92,8 @@ void check_output_dir(const Campaign& campaign, const CampaignOptions& options,
 }
 
 // The runs without a valid record. A record counts only if it parses and holds this run's key:
-// a truncated file or one copied over another run's name is redone (and said so).
+// a truncated file or one copied over another run's name is redone (and said so), and so is a
+// run that ran out of memory (the machine, or its share of it, may have more now).
 std::vector<const CampaignRun*> runs_to_do(const std::vector<const CampaignRun*>& selected,
                                            const fs::path& out) {
   std::vector<const CampaignRun*> pending;
@@ -106,8 +107,13 @@ std::vector<const CampaignRun*> runs_to_do(const std::vector<const CampaignRun*>
     }
     std::string why;
     try {
-      if (load_record(record.string()).key == run->key) continue;
-      why = "it holds another run";
+      const RunRecord held = load_record(record.string());
+      if (held.key != run->key)
+        why = "it holds another run";
+      else if (held.status == RunStatus::out_of_memory)
+        why = "it ran out of memory, which another attempt may not";
+      else
+        continue;
     } catch (const InputError& e) {
       why = e.what();
     }

@@ -8,6 +8,7 @@
 
 #include "catalog/catalog.hpp"
 #include "catalog/stepping.hpp"
+#include "harness/run/metrics.hpp"
 #include "harness/run/run.hpp"
 #include "harness/run/run_settings.hpp"
 
@@ -143,7 +144,43 @@ void check_step_count(const PreparedRun& run) {
                    spelled("max_steps", surface));
 }
 
+// A series beyond kMaxSeriesBytes is refused before the run, naming the sample interval to ask
+// for instead.
+void check_series_bytes(const PreparedRun& run, double sample_dt) {
+  const double bytes = static_cast<double>(series_bytes(run));
+  if (bytes <= kMaxSeriesBytes) return;
+  const double samples = static_cast<double>(run.sample_times.size());
+  const SettingSurface surface = run.config.surface;
+  throw InputError(
+      std::to_string(run.sample_times.size()) + " samples of problem '" + run.problem->info().id +
+      "' (about " + rounded(bytes / samples) + " bytes each) need about " + rounded(bytes / 1e9) +
+      " GB, more than the " + rounded(kMaxSeriesBytes / 1e9) + " GB a run may record: choose " +
+      written("sample_dt", sample_dt * bytes / kMaxSeriesBytes * 1.01, surface) + " or larger");
+}
+
 }  // namespace
+
+std::size_t series_bytes(const PreparedRun& run) {
+  const Sizes sizes = run.problem->sizes();
+  const std::size_t outputs = run.problem->output_names().size();
+  const std::size_t multipliers = static_cast<std::size_t>(sizes.m() + sizes.mu);
+  const std::size_t signed_rows =
+      sizes.mh <= kSignedRowsMax ? 2 * static_cast<std::size_t>(sizes.mh) : 0;
+  constexpr std::size_t kVector = 48;  // a Vec in a growing vector: 16 B, doubled, + malloc's 16
+  constexpr std::size_t kDouble = sizeof(double);
+  // The metrics read the series through copies (errors, drift, sorted values) and the allocator
+  // rounds every block up: a run's memory grows by about 1.8 times what its samples hold
+  // (measured by tests/test_budgets.cpp), which 3 times covers.
+  constexpr std::size_t kCopies = 3;
+  const std::size_t per_sample =
+      kCopies *
+      (2 * 4 * kDouble                                                // t, residuals, energy
+       + outputs * kDouble + kVector                                  // outputs
+       + multipliers * kDouble + kVector + 1                          // λ and whether unique
+       + (signed_rows > 0 ? signed_rows * kDouble + 2 * kVector : 0)  // signed Φ and ψ rows
+       + outputs * kDouble);                                          // the reference's outputs
+  return (run.sample_times.size() + 1) * per_sample;
+}
 
 bool needs_grid_reference(const PreparedRun& run) {
   return run.config.compute_reference &&
@@ -217,6 +254,7 @@ PreparedRun prepare_run(const RunConfig& given) {
                      " is too short to sample (t_end/100 underflows to 0)");
   run.sample_times = make_sample_times(run, sample_dt);
   check_step_count(run);
+  check_series_bytes(run, sample_dt);
   run.key = run_key(config, *run.stepper, run.settings);
   run.problem_given = given_params(config.problem_params, find_problem(config.problem).params);
   run.method_given = given_params(config.method_params, method_params_of(formulation));

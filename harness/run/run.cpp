@@ -148,6 +148,19 @@ void integrate_and_record(PreparedRun& run, const Vec& q0, const Vec& v0, RunRes
 
 }  // namespace
 
+namespace {
+
+std::string out_of_memory_message(const PreparedRun& run, const char* while_doing) {
+  std::ostringstream msg;
+  msg << "ran out of memory while " << while_doing << " (an allocation failed; its "
+      << run.sample_times.size() << " samples take about "
+      << static_cast<double>(series_bytes(run)) / 1e6
+      << " MB): --resume tries it again, with more memory if there is more";
+  return msg.str();
+}
+
+}  // namespace
+
 LoopOutcome integrate_run(PreparedRun& run, Vec& x, const SampleObserver& observer,
                           const LoopLimits& limits) {
   if (run.integrator)
@@ -183,8 +196,20 @@ RunResult execute_run(PreparedRun& run) {
     return stop_before_start(failure.status(), failure.what());
   } catch (const InputError& error) {  // a parameter that only the problem can refuse
     return stop_before_start(RunStatus::invalid_input, error.what());
+  } catch (const std::bad_alloc&) {
+    return stop_before_start(RunStatus::out_of_memory, out_of_memory_message(run, "binding"));
   }
-  integrate_and_record(run, q0, v0, result);
+  try {
+    integrate_and_record(run, q0, v0, result);
+  } catch (const std::bad_alloc&) {
+    // What the run measured is incomplete: the record keeps what was asked and how it started.
+    result.series = SampleSeries();
+    const std::optional<InitialRecord> initial = rec.initial;
+    rec = record_header(run);
+    rec.reference = run.reference_block;
+    rec.initial = initial;
+    return stop_before_start(RunStatus::out_of_memory, out_of_memory_message(run, "running"));
+  }
   rec.context = run_context();
   return result;
 }

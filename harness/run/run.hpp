@@ -25,6 +25,10 @@ namespace cmb {
 // problem).
 constexpr int kMaxRepeat = 1000;
 constexpr long kMaxSamples = 1000000;
+// What a run's sampled series may take in memory (series_bytes): 2 GB, the memory per CPU of a
+// usual cluster allocation. A larger series is refused before the run (choose a larger
+// sample_dt) instead of failing for want of memory at some sample.
+constexpr double kMaxSeriesBytes = 2e9;
 
 // Who wrote a run's settings, which decides how a message spells a setting: `--max-steps` on
 // the command line, `max_steps=` for Python keywords and JSON run requests, `max_steps` in a
@@ -114,6 +118,13 @@ PreparedRun prepare_run(const RunConfig& config);
 
 // The names in `params` whose value is not the default of `specs` (a parameter given with its
 // default value is the default configuration: same key, same identity).
+// The memory a prepared run's sampled series takes, in bytes: an upper estimate from the sample
+// count and what each sample holds (time, residuals, energy, outputs, multipliers, signed rows
+// of small problems, the reference's outputs), with the allocator's overhead per vector and
+// the doubling of growing vectors. tests/test_budgets.cpp measures it against the process's
+// resident memory.
+std::size_t series_bytes(const PreparedRun& run);
+
 std::vector<std::string> given_params(const nlohmann::json& params,
                                       const std::vector<ParamSpec>& specs);
 
