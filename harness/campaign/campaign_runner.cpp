@@ -93,7 +93,8 @@ void check_output_dir(const Campaign& campaign, const CampaignOptions& options,
 
 // The runs without a valid record. A record counts only if it parses and holds this run's key:
 // a truncated file or one copied over another run's name is redone (and said so), and so is a
-// run that ran out of memory (the machine, or its share of it, may have more now).
+// run that ran out of memory (the machine, or its share of it, may have more now) or whose
+// worker crashed (a signal from outside, the kernel's OOM killer: not necessarily the run's).
 std::vector<const CampaignRun*> runs_to_do(const std::vector<const CampaignRun*>& selected,
                                            const fs::path& out) {
   std::vector<const CampaignRun*> pending;
@@ -112,6 +113,8 @@ std::vector<const CampaignRun*> runs_to_do(const std::vector<const CampaignRun*>
         why = "it holds another run";
       else if (held.status == RunStatus::out_of_memory)
         why = "it ran out of memory, which another attempt may not";
+      else if (held.status == RunStatus::crashed)
+        why = "its worker crashed (" + held.message + "), perhaps killed from outside";
       else
         continue;
     } catch (const InputError& e) {
@@ -299,9 +302,12 @@ CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& op
   const std::string reference_cache = reference_cache_dir(campaign, options, out.string());
   check_directory_path(reference_cache, "reference cache");  // before anything is written
   const std::vector<const CampaignRun*> pending = interleave_by_kind(runs_to_do(selected, out));
+  // campaign.json first: a directory with runs/ but without it is refused by --resume, so a
+  // campaign killed here must not leave one.
+  make_directory(out);
+  write_file_atomically((out / "campaign.json").string(), campaign.source.dump(2) + "\n");
   make_directory(out / "runs");
   make_directory(out / "series");
-  write_file_atomically((out / "campaign.json").string(), campaign.source.dump(2) + "\n");
 
   // Before the pool and its stop signals: a Ctrl-C here ends the process, and the cache is
   // written whole or not at all.
