@@ -145,8 +145,11 @@ int run_with(RunConfig config, const std::vector<std::string>& params, const std
   for (const auto& p : params) apply_param(config, p);
   PreparedRun run = prepare_run(config);
   check_outputs(out_path, series_path);
+  // The reference first, outside the run's time limit (as a campaign's reference pass does).
+  resolve_reference(run);
   const double limit = run.config.limits.wall_time_limit;
   RunRecord stopped = record_header(run);
+  if (run.reference_block) stopped.reference = run.reference_block;
   Watchdog watchdog(limit > 0 ? limit + time_limit_margin(limit) : 0.0, [&] {
     std::ostringstream why;
     why << "wall-time limit reached: the run was stopped " << limit + time_limit_margin(limit)
@@ -166,7 +169,7 @@ int run_with(RunConfig config, const std::vector<std::string>& params, const std
     }
     std::_Exit(code);
   });
-  const RunResult result = run_with_reference(run);
+  const RunResult result = execute_run(run);
   watchdog.cancel();
   if (result.record.status == RunStatus::invalid_input) {
     // Bad input found while starting the run (e.g. an inconsistent initial state): nothing is

@@ -78,7 +78,8 @@ void check_submitted_campaign(const std::vector<ResultsFile>& inputs, const std:
     throw InputError(
         "'" + input.name + "' holds the results of another campaign than --campaign '" + file +
         "'" + (differing.empty() ? std::string() : " (differs in: " + join(differing, ", ") + ")") +
-        ": a shard left from an earlier submission; run it again with this file");
+        ": a shard left from an earlier submission (submit.sh moves those to stale/); move or "
+        "remove it, then run that shard again with this file");
   }
 }
 

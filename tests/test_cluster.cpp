@@ -265,8 +265,10 @@ TEST(Cluster, ShardsShareTheirReferenceCacheWithoutRecomputingOrCorruptingIt) {
     const pid_t pid = ::fork();
     if (pid == 0) {
       const std::string shard = std::to_string(i) + "/2";
-      const int log = ::open((out + ".log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(log, STDOUT_FILENO);
+      const int log =
+          ::open((out + ".log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (log < 0 || ::dup2(log, STDOUT_FILENO) < 0) _exit(126);
+      ::close(log);
       ::execl(CMB_CLI_PATH, CMB_CLI_PATH, "campaign", file.c_str(), "--jobs", "2", "--shard",
               shard.c_str(), "--reference-cache", cache.c_str(), "--out", out.c_str(),
               static_cast<char*>(nullptr));

@@ -105,6 +105,10 @@ TEST(ReferencePass, AReferenceIsComputedOutsideTheRunsTimeLimit) {
   const auto results = comparable(dir / "out" / "results.json");
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results.begin()->second[0], "diverged") << run.output;
+  // Computed by the campaign before its run started (said so), not by the run's worker.
+  EXPECT_NE(run.output.find("reference of flyball_governor to t = 10: computed in"),
+            std::string::npos)
+      << run.output;
   fs::remove_all(dir);
 }
 

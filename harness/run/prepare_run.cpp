@@ -132,13 +132,15 @@ void check_step_count(const PreparedRun& run) {
   const bool fixed = run.stepper->kind == StepperKind::fixed;
   const double step = fixed ? run.settings.dt : run.settings.max_dt;
   if (!(step > 0.0)) return;  // no max_dt
-  const double steps = run.t_end / step;
+  // Fixed steps as the sample times count them (t_end is a whole number of them); the loop
+  // stops once the steps taken reach max_steps, so a run needing exactly that many is refused.
+  const double steps = fixed ? std::round(run.t_end / step) : run.t_end / step;
   const long limit = run.config.limits.max_steps;
-  if (!(steps > static_cast<double>(limit))) return;
+  if (!(steps >= static_cast<double>(limit))) return;
   const SettingSurface surface = run.config.surface;
   throw InputError(written(fixed ? "dt" : "max_dt", step, surface) + " needs " +
                    (fixed ? "" : "at least ") + "t_end/" + (fixed ? "dt" : "max_dt") + " = " +
-                   rounded(steps) + " steps, more than the step limit (" +
+                   rounded(steps) + " steps, as many as the step limit or more (" +
                    written("max_steps", limit, surface) + "): choose a larger " +
                    spelled(fixed ? "dt" : "max_dt", surface) + " or raise " +
                    spelled("max_steps", surface));
@@ -146,16 +148,25 @@ void check_step_count(const PreparedRun& run) {
 
 // A series beyond kMaxSeriesBytes is refused before the run, naming the sample interval to ask
 // for instead.
-void check_series_bytes(const PreparedRun& run, double sample_dt) {
+void check_series_bytes(const PreparedRun& run) {
   const double bytes = static_cast<double>(series_bytes(run));
   if (bytes <= kMaxSeriesBytes) return;
   const double samples = static_cast<double>(run.sample_times.size());
+  const double per_sample = bytes / (samples + 1);
+  // The interval of the most samples that fit (two spare), on the fixed-step grid when the steps
+  // are fixed, so that the suggestion is accepted as it is written.
+  const double fitting = std::floor(kMaxSeriesBytes / per_sample) - 2;
+  double interval = run.t_end / std::max(1.0, fitting);
+  if (run.stepper->kind == StepperKind::fixed)
+    interval = std::ceil(interval / run.settings.dt * (1 + 1e-9)) * run.settings.dt;
+  char suggestion[32];
+  std::snprintf(suggestion, sizeof suggestion, "%.3g", interval * (1 + 2e-3));
   const SettingSurface surface = run.config.surface;
-  throw InputError(
-      std::to_string(run.sample_times.size()) + " samples of problem '" + run.problem->info().id +
-      "' (about " + rounded(bytes / samples) + " bytes each) need about " + rounded(bytes / 1e9) +
-      " GB, more than the " + rounded(kMaxSeriesBytes / 1e9) + " GB a run may record: choose " +
-      written("sample_dt", sample_dt * bytes / kMaxSeriesBytes * 1.01, surface) + " or larger");
+  throw InputError(std::to_string(run.sample_times.size()) + " samples of problem '" +
+                   run.problem->info().id + "' (about " + rounded(per_sample) +
+                   " bytes each) need about " + rounded(bytes / 1e9) + " GB, more than the " +
+                   rounded(kMaxSeriesBytes / 1e9) + " GB a run may record: choose " +
+                   written("sample_dt", std::strtod(suggestion, nullptr), surface) + " or larger");
 }
 
 }  // namespace
@@ -254,7 +265,7 @@ PreparedRun prepare_run(const RunConfig& given) {
                      " is too short to sample (t_end/100 underflows to 0)");
   run.sample_times = make_sample_times(run, sample_dt);
   check_step_count(run);
-  check_series_bytes(run, sample_dt);
+  check_series_bytes(run);
   run.key = run_key(config, *run.stepper, run.settings);
   run.problem_given = given_params(config.problem_params, find_problem(config.problem).params);
   run.method_given = given_params(config.method_params, method_params_of(formulation));

@@ -116,15 +116,15 @@ bool needs_grid_reference(const PreparedRun& run);
 
 PreparedRun prepare_run(const RunConfig& config);
 
-// The names in `params` whose value is not the default of `specs` (a parameter given with its
-// default value is the default configuration: same key, same identity).
 // The memory a prepared run's sampled series takes, in bytes: an upper estimate from the sample
 // count and what each sample holds (time, residuals, energy, outputs, multipliers, signed rows
 // of small problems, the reference's outputs), with the allocator's overhead per vector and
-// the doubling of growing vectors. tests/test_budgets.cpp measures it against the process's
+// the copies the metrics make. tests/test_budgets.cpp measures it against the process's
 // resident memory.
 std::size_t series_bytes(const PreparedRun& run);
 
+// The names in `params` whose value is not the default of `specs` (a parameter given with its
+// default value is the default configuration: same key, same identity).
 std::vector<std::string> given_params(const nlohmann::json& params,
                                       const std::vector<ParamSpec>& specs);
 

@@ -181,6 +181,8 @@ void resolve_reference(PreparedRun& run, const ReferenceFailures& known_failures
     block.from_cache = ref.from_cache;
   } catch (const NumericalFailure& failure) {
     failed(failure.what());
+  } catch (const std::bad_alloc&) {
+    failed("ran out of memory while computing it");
   }
 }
 

@@ -73,13 +73,14 @@ bool another(const BlockGoal& goal, std::size_t done, double block_total, std::s
 // Why fewer repetitions were timed than `repeat` asked for, when the time limit did not stop
 // them: the timing_max_s cap (`projected`: the total had one more repetition started) or the
 // cap on their number.
-std::string fewer_repetitions_note(std::size_t done, const RunConfig& config, double projected) {
+std::string fewer_repetitions_note(std::size_t done, const RunConfig& config, double projected,
+                                   std::size_t cap) {
   std::ostringstream note;
   note << done << " of the " << config.repeat << " repetitions asked for: ";
   if (projected > config.timing_max_s)
     note << "none starts past timing_max_s = " << config.timing_max_s << " s of repetitions";
   else
-    note << "at most " << kMaxRepeat << " are timed";
+    note << "at most " << cap << " are timed (" << kMaxRepeat << " shared by the cores)";
   return note.str();
 }
 
@@ -181,7 +182,8 @@ TimingRecord timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
   if (limit > 0 && limit_left() <= 0)
     timing.note = "repetitions stopped by the time limit after " + std::to_string(wall.size());
   else if (wall.size() < static_cast<std::size_t>(run.config.repeat))
-    timing.note = fewer_repetitions_note(wall.size(), run.config, total + longest);
+    timing.note =
+        fewer_repetitions_note(wall.size(), run.config, total + longest, goal.most * blocks);
   timing.repetitions = static_cast<std::int64_t>(wall.size());
   if (wall.empty()) return timing;
   timing.total_s = total;

@@ -57,6 +57,7 @@ def _warn(message):
 NUMBER, STRING, OBJECT, LIST = "a number", "a string", "an object", "a list"
 # Counters and sizes: what the C++ reader takes (a whole number a 64-bit counter holds).
 COUNT = "an integer from 0 to 2^63-1"
+SIZE = "an integer from 1 to 2^63-1"  # a model has at least one coordinate
 
 
 def _kind(value):
@@ -92,9 +93,9 @@ def _counts(*names):
     return {name: COUNT for name in names}
 
 
-def _is_count(value):
+def _is_count(value, least=0):
     """An integer as JSON writes one (7, not 7.0 or 7e0), as the C++ reader wants it."""
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
+    return isinstance(value, int) and not isinstance(value, bool) and least <= value < 2**63
 
 
 # What flatten() and the figures read from a run record (docs/json_schema.md): a shape is a kind,
@@ -107,7 +108,7 @@ RUN_RECORD = {
     "t_end": NUMBER,
     "t_reached": NUMBER,
     "problem": Required({"id": Required(STRING), "params": OBJECT,
-                         "sizes": _counts("nq", "mh", "mn")}),
+                         "sizes": {"nq": SIZE, **_counts("mh", "mn")}}),
     "method": Required({"id": Required(STRING),
                         "params": _numbers("alpha", "beta", "omega0", "zeta", "baumgarte_alpha",
                                            "baumgarte_beta")}),
@@ -142,8 +143,9 @@ def _shape_problem(value, shape, name):
     if isinstance(shape, Each):
         return next(filter(None, (_shape_problem(v, shape.shape, f"{name}.{k}")
                                   for k, v in value.items() if v is not None)), None)
-    if shape == COUNT:
-        return None if _is_count(value) else f"'{name}' must be {COUNT}, not {value!r}"
+    if shape in (COUNT, SIZE):
+        ok = _is_count(value, 1 if shape == SIZE else 0)
+        return None if ok else f"'{name}' must be {shape}, not {value!r}"
     return None if _kind(value) == shape else f"'{name}' must be {shape}, not {_kind(value)}"
 
 

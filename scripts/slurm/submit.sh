@@ -8,13 +8,15 @@
 #          --cpus-per-task=8 --time=2:00:00 --partition=compute
 #
 # OUT_DIR must be on a file system every node sees. The campaign file is copied to
-# OUT_DIR/campaign.submitted.json, which every job reads: editing the file afterwards changes
-# nothing queued, and the merge refuses shards that hold another campaign's results (left from
-# an earlier submission). Exits non-zero, cancelling what it submitted, when a submission fails.
+# OUT_DIR/submitted/<time>.json, which this submission's jobs read: editing the file afterwards,
+# or submitting again, changes nothing queued. Shards holding another campaign (left from an
+# earlier submission of an edited file) are moved to OUT_DIR/stale/ first, and the merge
+# refuses any it still finds. Exits non-zero, cancelling what it submitted, when a submission
+# fails.
 # The binary is $CMBENCH when set, else this repository's build/cmbench; the jobs get CMBENCH
 # and CMB_REPO in their environment.
 set -euo pipefail
-[ $# -ge 3 ] || { sed -n '2,15p' "$0"; exit 2; }
+[ $# -ge 3 ] || { sed -n '2,17p' "$0"; exit 2; }
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 campaign="$(realpath -m -- "$1")"
@@ -26,10 +28,26 @@ export CMBENCH="${CMBENCH:-$repo/build/cmbench}"
 export CMB_REPO="$repo"
 [ -x "$CMBENCH" ] || { echo "submit.sh: no cmbench at $CMBENCH (build it, or set CMBENCH)" >&2; exit 2; }
 "$CMBENCH" campaign "$campaign" --dry-run >/dev/null  # a bad campaign file fails here, not in the queue
-mkdir -p -- "$out/logs"
-submitted="$out/campaign.submitted.json"
-cp -- "$campaign" "$submitted.tmp.$$"
-mv -f -- "$submitted.tmp.$$" "$submitted"
+mkdir -p -- "$out/logs" "$out/submitted"
+stamp="$(date -u +%Y%m%dT%H%M%SZ)-$$"
+submitted="$out/submitted/$stamp.json"
+cp -- "$campaign" "$submitted.tmp"
+mv -f -- "$submitted.tmp" "$submitted"
+
+# A shard directory holding another campaign could only be refused (its tasks resume): moved
+# aside, its shard starts afresh.
+for dir in "$out"/shard-*; do
+  [ -f "$dir/campaign.json" ] || continue
+  if ! python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
+      "$dir/campaign.json" "$submitted" 2>/dev/null; then
+    mkdir -p -- "$out/stale"
+    mv -- "$dir" "$out/stale/$(basename -- "$dir").$stamp"
+    echo "moved $dir (another campaign) to $out/stale/"
+  fi
+done
+# The array this submission makes, for its tasks and for later resubmissions of some of them.
+printf 'CMB_SHARD_COUNT=%s\nCMB_SHARD_BASE=1\nCMB_SHARD_STEP=1\n' "$count" >"$out/array.env.tmp"
+mv -f -- "$out/array.env.tmp" "$out/array.env"
 
 jobs=()
 cancel_submitted() {
@@ -48,9 +66,10 @@ array=$(sbatch --parsable --dependency="afterok:$references" --kill-on-invalid-d
   "$submitted" "$out")
 jobs+=("$array")
 merge=$(sbatch --parsable --dependency="afterany:$array" --output="$out/logs/merge.out" \
-  "$here/merge.sbatch" "$out" "$count")
+  "$here/merge.sbatch" "$out" "$count" "$submitted")
 jobs+=("$merge")
 trap - ERR
+echo "campaign:   $submitted"
 echo "references: job $references"
 echo "shards:     job array $array (tasks 1-$count write $out/shard-1 ... shard-$count)"
 echo "merge:      job $merge (writes $out/merged with its report)"
