@@ -40,6 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require_confined(record.files->record);
     if (record.files->series) require_confined(*record.files->series);
   }
-  require(cmb::to_json(record) == cmb::parse_json_input(text, "fuzz"));
+  nlohmann::json document = cmb::parse_json_input(text, "fuzz");
+  document.erase("digest");  // a record file's check of itself, not part of the record
+  require(cmb::to_json(record) == document);
   return 0;
 }

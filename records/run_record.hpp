@@ -200,8 +200,12 @@ nlohmann::json to_json(const RunMetrics& metrics);
 nlohmann::json to_json(const RunWork& work);
 nlohmann::json to_json(const RunContext& context);
 
-// Writes the record to `path` atomically (records/output.hpp), as JSON indented by `indent`.
+// Writes the record to `path` atomically (records/output.hpp), as JSON indented by `indent`,
+// with "digest": record_digest of the rest, which read_run_record checks when present.
 void write_run_record(const std::string& path, const RunRecord& record, int indent = 1);
+
+// The stable hash (records/results_file.hpp) of a record document's compact text.
+std::string record_digest(const nlohmann::json& record);
 
 // The record in `document`; throws InputError naming `file` and the JSON Pointer of the first
 // field that is missing, of the wrong type or out of range, and any field a run record does not

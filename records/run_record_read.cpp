@@ -306,6 +306,14 @@ RunRecord read_run_record(const json& document, const std::string& file,
   r.timing = optional_block(f, "timing", read_timing);
   r.context = block(f, "context", read_context);
   r.files = optional_block(f, "files", read_files);
+  // A record file carries the digest of the rest of it: a change that still parses (a digit
+  // flipped in a metric) is refused like any other damage, so --resume redoes the run.
+  if (const auto digest = f.text_if_present("digest")) {
+    json rest = document;
+    rest.erase("digest");
+    if (*digest != record_digest(rest))
+      f.fail(f.pointer("digest"), "does not match the record's content (the file was altered)");
+  }
   f.finish();
   return r;
 }

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "records/output.hpp"
+#include "records/results_file.hpp"
 #include "records/run_record.hpp"
 
 namespace cmb {
@@ -223,11 +224,16 @@ json to_json(const RunRecord& r) {
   return out;
 }
 
+std::string record_digest(const nlohmann::json& record) {
+  return stable_hash(record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
 void write_run_record(const std::string& path, const RunRecord& record, int indent) {
+  nlohmann::json document = to_json(record);
+  document["digest"] = record_digest(document);
   // A message may quote bytes of a damaged file that are not UTF-8: replaced, never a throw.
   write_file_atomically(
-      path,
-      to_json(record).dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      path, document.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace cmb
