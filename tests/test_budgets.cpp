@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 
+#include "alloc_counter.hpp"
 #include "core/errors.hpp"
 #include "harness/run/run.hpp"
 #include "steppers/steppers.hpp"
@@ -232,6 +233,8 @@ long resident_kib_of_run(const RunConfig& c) {
 // series_bytes is an upper estimate of what the samples take, and not a loose one: measured as
 // the growth of a process's resident memory between 500 and 20 000 samples of one run.
 TEST(Budgets, TheSeriesEstimateBoundsTheMemoryTheSamplesTake) {
+  if (!test::AllocationCounter::available())
+    GTEST_SKIP() << "sanitizers own malloc: resident memory is theirs";
   RunConfig c = pendulum("rk4");
   c.problem = "n_pendulum";
   c.problem_params = {{"N", 30}};
