@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -36,6 +37,19 @@ inline std::map<std::string, json> comparable(const fs::path& results) {
   for (const auto& run : doc["runs"])
     out[run["key"].get<std::string>()] = {run["status"], run["metrics"], run["work"]};
   return out;
+}
+
+// Processes whose command line mentions `text` (a campaign's workers are forks of it and carry
+// its command line, including the unique --out path).
+inline int processes_mentioning(const std::string& text) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "cmdline");
+    const std::string cmdline((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+    count += cmdline.find(text) != std::string::npos;
+  }
+  return count;
 }
 
 inline json campaign_of(double t_end, double dt) {

@@ -70,18 +70,6 @@ TEST(Campaign, ResumesAfterSigkillWithEveryRunOnceAndIdenticalMetrics) {
   fs::remove_all(dir);
 }
 
-// Processes whose command line mentions `text` (a campaign's workers are forks of it and carry
-// its command line, including the unique --out path).
-int processes_mentioning(const std::string& text) {
-  int count = 0;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    count += cmdline.find(text) != std::string::npos;
-  }
-  return count;
-}
-
 // SIGTERM (the signal of kill, timeout and batch schedulers) stops a campaign as SIGINT does: its
 // workers are stopped with it, nothing keeps writing, and --resume completes the set.
 TEST(Campaign, SigtermStopsTheWorkersAndResumeCompletesTheCampaign) {

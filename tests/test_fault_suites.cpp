@@ -137,15 +137,6 @@ std::vector<pid_t> children_of(pid_t parent) {
   return children;
 }
 
-int processes_mentioning(const std::string& text) {
-  int count = 0;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string cmdline = text_of(entry.path() / "cmdline");
-    count += cmdline.find(text) != std::string::npos;
-  }
-  return count;
-}
-
 TEST(FaultSuite, SignalsAtRandomMomentsLoseNoRunAndLeaveNoProcess) {
   const fs::path dir = scratch("signals");
   const fs::path file = write_campaign(dir, campaign_of(20.0, 2e-4));
