@@ -1,0 +1,78 @@
+"""The build behind `pip install .`: CMake builds the compiled module cmbench._core for the
+Python running the install and the `cmbench` executable, and setuptools packages them with the
+pure-Python package python/cmbench.
+
+The CMake build directory is ./build, the one scripts/build.sh and scripts/main.sh use, so an
+install after the README's main command rebuilds only what the running Python changes.
+Environment: CMB_BUILD_DIR (another build directory), CMB_BUILD_JOBS (parallel jobs, default 2),
+CMB_CMAKE_ARGS (extra configure arguments, split on spaces).
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+def project_version():
+    with open(os.path.join(ROOT, "CMakeLists.txt"), encoding="utf-8") as cmake_lists:
+        match = re.search(r"project\(cmbench VERSION ([0-9.]+)", cmake_lists.read())
+    if not match:
+        sys.exit("setup.py: no `project(cmbench VERSION x.y.z)` in CMakeLists.txt")
+    return match.group(1)
+
+
+class CMakeModule(Extension):
+    """The module CMake builds (target cmb_python_core); setuptools compiles nothing itself."""
+
+    def __init__(self):
+        super().__init__("cmbench._core", sources=[])
+
+
+class BuildWithCMake(build_ext):
+    """Configures and builds with CMake, then copies the module and the executable into the
+    package being built (the executable as cmbench/bin/cmbench, run by `cmbench`)."""
+
+    def build_extension(self, ext):
+        build_dir = os.path.abspath(os.environ.get("CMB_BUILD_DIR") or os.path.join(ROOT, "build"))
+        # The interpreter itself, not a venv's link to it: the build directory outlives venvs.
+        python = os.path.realpath(sys.executable)
+        configure = ["cmake", "-S", ROOT, "-B", build_dir, f"-DPython3_EXECUTABLE={python}",
+                     "-DCMB_PYTHON_MODULE=ON"]
+        if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
+            configure.append("-DCMAKE_BUILD_TYPE=Release")
+        configure += os.environ.get("CMB_CMAKE_ARGS", "").split()
+        jobs = os.environ.get("CMB_BUILD_JOBS", "2")
+        self._run(configure)
+        self._run(["cmake", "--build", build_dir, "-j", jobs, "--target", "cmb_python_core",
+                   "cmbench"])
+        module = self._built_module(build_dir)
+        target = self.get_ext_fullpath(ext.name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copy2(module, target)
+        bin_dir = os.path.join(os.path.dirname(target), "bin")
+        os.makedirs(bin_dir, exist_ok=True)
+        shutil.copy2(os.path.join(build_dir, "cmbench"), os.path.join(bin_dir, "cmbench"))
+
+    @staticmethod
+    def _run(command):
+        print("setup.py:", " ".join(command), flush=True)
+        subprocess.run(command, check=True)
+
+    def _built_module(self, build_dir):
+        suffix = self.get_ext_filename("_core")  # e.g. _core.cpython-311-x86_64-linux-gnu.so
+        module = os.path.join(build_dir, "python", "cmbench", suffix)
+        if not os.path.exists(module):
+            sys.exit(f"setup.py: CMake did not produce {module}: is {build_dir} configured for "
+                     f"another Python than {sys.executable}?")
+        return module
+
+
+setup(version=project_version(), ext_modules=[CMakeModule()],
+      cmdclass={"build_ext": BuildWithCMake},
+      options={"build": {"build_base": os.path.join("build", "setuptools")}})
