@@ -6,7 +6,7 @@
 # `cmbench campaign` call (e.g. --jobs 1). CMB_CAMPAIGNS="default" runs a subset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh cmbench
+bash scripts/build.sh cmbench cmb_python_core
 stamp="$(date -u +%F)_$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
 if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then stamp="${stamp}-dirty"; fi
 for name in ${CMB_CAMPAIGNS:-default baumgarte_study scaling}; do

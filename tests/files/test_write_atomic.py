@@ -207,18 +207,20 @@ def write_numbers(root, fake, preexec_fn=None):
                                    PYTHONDONTWRITEBYTECODE="1"))
 
 
-def test_numbers_write_under_a_file_size_limit_leaves_the_readme_whole(tmp_path):
+def test_numbers_write_under_a_file_size_limit_leaves_the_page_whole(tmp_path):
+    # docs/measured.md holds most of the quoted numbers (the README once did, and was truncated).
     root, fake = docs_copy(tmp_path)
-    readme = (root / "README.md").read_bytes()
+    page = root / "docs" / "measured.md"
+    before = page.read_bytes()
     listing = sorted(os.listdir(root))
-    limited = write_numbers(root, fake, limited_to(len(readme) // 2))
+    limited = write_numbers(root, fake, limited_to(len(before) // 2))
     assert limited.returncode == 1, limited.stderr
     assert limited.stderr.splitlines()[-1:] == [
-        f"cmbench.docs.numbers: {root / 'README.md'}: cannot write: File too large"]
+        f"cmbench.docs.numbers: {page}: cannot write: File too large"]
     assert "Traceback" not in limited.stderr
-    assert (root / "README.md").read_bytes() == readme
+    assert page.read_bytes() == before
     assert sorted(os.listdir(root)) == listing
-    # Without the limit the same command rewrites README.md: the limited run did try to.
+    # Without the limit the same command rewrites the page: the limited run did try to.
     free = write_numbers(root, fake)
     assert free.returncode == 0, free.stderr
-    assert (root / "README.md").read_bytes() != readme
+    assert page.read_bytes() != before

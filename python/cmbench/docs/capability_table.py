@@ -38,10 +38,10 @@ def table(cmbench):
     return lines
 
 
-def split(text):
-    """(lines before and including OPEN, the table lines, lines from CLOSE on)."""
+def split(text, open_marker=OPEN):
+    """(lines before and including the open marker, the table lines, lines from CLOSE on)."""
     lines = text.split("\n")
-    start = lines.index(OPEN)
+    start = lines.index(open_marker)
     end = lines.index(CLOSE, start)
     return lines[:start + 1], [line for line in lines[start + 1:end] if line.strip()], lines[end:]
 

@@ -58,8 +58,9 @@ from . import ROOT, integrator_numbers
 from ..files import exit_status, read_json, write_atomic
 from .run_table import line as table_line
 
-DOCS = ["README.md", "docs/methods.md", "docs/performance.md", "docs/robustness.md",
-        "docs/problems.md", "docs/extending.md", "docs/campaigns.md", "docs/json_schema.md",
+DOCS = ["README.md", "docs/measured.md", "docs/catalog.md", "docs/run.md", "docs/methods.md",
+        "docs/performance.md", "docs/robustness.md", "docs/problems.md", "docs/extending.md",
+        "docs/campaigns.md", "docs/json_schema.md",
         "docs/notation.md", "docs/report.md", "docs/bad_input.md", "docs/integrators.md"]
 
 
