@@ -27,6 +27,19 @@ def project_version():
     return match.group(1)
 
 
+def cached_python(build_dir):
+    """The interpreter a configured build directory builds the module for, or None if the
+    directory is not configured."""
+    try:
+        with open(os.path.join(build_dir, "CMakeCache.txt"), encoding="utf-8") as cache:
+            for line in cache:
+                if line.startswith("Python3_EXECUTABLE:"):
+                    return line.split("=", 1)[1].strip()
+    except FileNotFoundError:
+        return None
+    return ""
+
+
 class CMakeModule(Extension):
     """The module CMake builds (target cmb_python_core); setuptools compiles nothing itself."""
 
@@ -40,12 +53,14 @@ class BuildWithCMake(build_ext):
 
     def build_extension(self, ext):
         build_dir = os.path.abspath(os.environ.get("CMB_BUILD_DIR") or os.path.join(ROOT, "build"))
+        configure = ["cmake", "-S", ROOT, "-B", build_dir, "-DCMB_PYTHON_MODULE=ON"]
+        cached = cached_python(build_dir)
+        if cached is None:
+            configure.append("-DCMAKE_BUILD_TYPE=Release")
         # The interpreter itself, not a venv's link to it: the build directory outlives venvs.
         python = os.path.realpath(sys.executable)
-        configure = ["cmake", "-S", ROOT, "-B", build_dir, f"-DPython3_EXECUTABLE={python}",
-                     "-DCMB_PYTHON_MODULE=ON"]
-        if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
-            configure.append("-DCMAKE_BUILD_TYPE=Release")
+        if cached is None or os.path.realpath(cached) != python:
+            configure.append(f"-DPython3_EXECUTABLE={python}")
         configure += os.environ.get("CMB_CMAKE_ARGS", "").split()
         jobs = os.environ.get("CMB_BUILD_JOBS", "2")
         self._run(configure)

@@ -4,7 +4,8 @@
 # (checking that it builds Release and that its records say so: tests/check_program_build.py),
 # runs its tests (the conformance suites over the catalog plus its own method and problem), runs
 # its method on two catalog problems and a catalog method on its problem, and its campaign with
-# a report.
+# a report; then generates a problem from a sympy model kept outside the checkout with the
+# installed Python package and builds and tests it against the prefix.
 # Usage: scripts/check_install.sh [WORK_DIR]   (default: a new temporary directory, removed after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,4 +38,24 @@ grep -q example_kkt_lu "$work/campaign/report.md" || { echo "example method not 
 site="$prefix/lib/python3/dist-packages"
 (cd "$work" && PYTHONPATH="$site" python3 -c "import cmbench; r = cmbench.run(problem='simple_pendulum', method='baumgarte', stepper='rk4', dt=1e-3); assert r['status'] == 'ok', r")
 (cd "$work" && PYTHONPATH="$site" /usr/bin/python3 -c "import cmbench; f = cmbench.load('$work/campaign'); assert len(f) == 15, len(f); print('python from the prefix:', cmbench.version(), len(f), 'runs loaded')")
+# A problem written as a sympy model outside the checkout, generated with the installed package
+# and built against the installed prefix: its conformance tests and a run.
+model_dir="$work/model"
+mkdir -p "$model_dir"
+cp tests/derive/models/driven_knife_edge.py "$model_dir/"
+(cd "$work" && PYTHONPATH="$site" /usr/bin/python3 -m cmbench.derive \
+  "$model_dir/driven_knife_edge.py" --out "$model_dir/generated" >/dev/null)
+cat > "$model_dir/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.21)
+project(generated_model_example LANGUAGES CXX)
+find_package(cmbench 0.2 REQUIRED)
+find_package(GTest REQUIRED)
+cmbench_add_executable(modelbench PROBLEMS generated/driven_knife_edge.cpp)
+cmbench_add_conformance_tests(modelbench_tests PROBLEMS generated/driven_knife_edge.cpp)
+CMAKE
+cmake -S "$model_dir" -B "$work/model-build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/model-build" -j2
+"$work/model-build/modelbench_tests" --gtest_filter='*driven_knife_edge*' --gtest_brief=1 | tail -n 3
+"$work/model-build/modelbench" run --problem driven_knife_edge --method projection \
+  --stepper dopri5 --tol 1e-10 --repeat 1
 echo "check_install: installed package, out-of-tree example built, tested and run; Python module imported from the prefix"

@@ -29,19 +29,29 @@ def relative(path, root):
     return os.path.relpath(path, root).replace(os.sep, "/")
 
 
+def shown(path, root):
+    """A path as the generated files name it: relative to the checkout when inside it, else
+    absolute (a model kept in a project of its own)."""
+    inside = os.path.commonpath([os.path.abspath(path), root]) == root
+    return relative(path, root) if inside else os.path.abspath(path).replace(os.sep, "/")
+
+
 def generate(model_path, root, out=None):
     """[(path, text, formatted)] of the files the model at `model_path` generates; formatted is
     False for a .cpp that clang-format-14 could not format."""
     model = load_model(model_path)
     eq = derive(model)
-    command = f"{GENERATOR} {relative(model.path, root)}"
+    command = f"{GENERATOR} {shown(model.path, root)}"
     if out is not None:
-        command += f" --out {relative(out, root)}"
+        command += f" --out {shown(out, root)}"
     inc_path = os.path.join(out or os.path.join(root, "problems", "generated"), model.id + ".inc")
     cpp_path = os.path.join(out or os.path.join(root, "problems"), model.id + ".cpp")
     reference_names = ", ".join(model.reference.coordinate_names) if model.reference else ""
     inc = inc_text(eq, command, ", ".join(model.coordinate_names), reference_names)
-    cpp = cpp_text(eq, command, relative(inc_path, root))
+    # In the tree the include path is the checkout's; with --out the two files sit together and
+    # the .cpp includes its .inc by name, so it compiles wherever the directory is.
+    include = relative(inc_path, root) if out is None else os.path.basename(inc_path)
+    cpp = cpp_text(eq, command, include)
     formatted = clang_format(cpp, root)
     return model, [(inc_path, inc, True), (cpp_path, formatted or cpp, formatted is not None)]
 
