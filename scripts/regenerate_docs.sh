@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Rewrites every generated page and table after an entry was added or changed: the method,
+# problem and integrator pages (docs/<kind>/<id>.md) from the source headers, the capability
+# table of docs/methods.md and the README's table of entries from the catalog of the built
+# executable, the bad-input page and the JSON schema page. The ctests named *_is_current /
+# docs_pages_are_current check the same things; this is the one command that makes them pass.
+# Usage: scripts/regenerate_docs.sh [CMBENCH]   (default: build/cmbench, built first if missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmbench="${1:-build/cmbench}"
+[ -x "$cmbench" ] || bash scripts/build.sh cmbench
+run() { PYTHONPATH=python /usr/bin/python3 -m "$@"; }
+run cmbench.docs.pages
+run cmbench.docs.capability_table --cmbench "$cmbench" --write
+run cmbench.docs.catalog_table --cmbench "$cmbench" --write
+run cmbench.docs.bad_input_table "$cmbench" --write
+run cmbench.docs.schema_page --write
+run cmbench.docs.settings_table --write
+echo "regenerate_docs: pages and tables written; review them with git diff"
