@@ -36,6 +36,9 @@ problems/derive/. schema holds the JSON Schemas of the files cmbench reads and w
 from .api import InputError, campaign, describe, load, run, version
 from .api import list_catalog as list
 from .files import InputFileError
+from .requirements import install_entry_point_hook as _install_entry_point_hook
+
+_install_entry_point_hook()
 
 __all__ = ["list", "describe", "run", "campaign", "load", "version", "InputError",
            "InputFileError", "report"]

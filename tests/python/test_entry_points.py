@@ -33,3 +33,35 @@ def test_numbers_refuses_what_is_not_a_cmbench_binary(tmp_path_factory, mode, bi
     out = numbers(mode, "--cmbench", str(scratch / binary))
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
     assert "no cmbench binary at" in out.stderr
+
+
+# --- a Python without a module a part of cmbench needs ------------------------------------------
+
+def hiding(tmp_path, module):
+    """A PYTHONPATH entry that makes `import module` fail as if it were not installed."""
+    shadow = tmp_path / "shadow" / module
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text(
+        f"raise ModuleNotFoundError(\"No module named '{module}'\", name='{module}')\n")
+    return str(tmp_path / "shadow")
+
+
+@hypothesis_settings(max_examples=4, derandomize=True, deadline=None, database=None)
+@given(module=st.sampled_from(["numpy", "sympy"]), use=st.sampled_from(["command", "import"]))
+def test_a_missing_module_is_named_in_one_line(tmp_path_factory, module, use):
+    path = hiding(tmp_path_factory.mktemp("missing"), module)
+    env = dict(ENV, PYTHONPATH=path + os.pathsep + ENV["PYTHONPATH"])
+    model = os.path.join(SOURCE, "tests", "derive", "models", "driven_knife_edge.py")
+    if use == "command":
+        out = subprocess.run(["/usr/bin/python3", "-m", "cmbench.derive", model, "--check"],
+                             capture_output=True, text=True, env=env, timeout=120)
+        assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+        assert out.stderr.count("\n") == 1 and out.stderr.startswith("cmbench: error: ")
+    else:
+        # A program importing the package gets the exception (a ModuleNotFoundError), with the
+        # same sentence.
+        out = subprocess.run(["/usr/bin/python3", "-c", "import cmbench.derive"],
+                             capture_output=True, text=True, env=env, timeout=120)
+        assert out.returncode == 1 and "MissingModule" in out.stderr, out.stderr
+    assert f"needs the Python module {module}" in out.stderr
+    assert "/usr/bin/python3" in out.stderr

@@ -54,7 +54,11 @@ parameter, unilateral rows, branch indicators, sparse evaluation, velocity-depen
 Modules: model (read and check a model file), equations (the symbolic derivation), cxx (the C++
 text), __main__ (the command line).
 """
-from .equations import derive
-from .model import ModelError, load_model
+from ..requirements import require
+
+require("cmbench.derive", "numpy", "sympy")
+
+from .equations import derive  # noqa: E402  (after the check that names what is missing)
+from .model import ModelError, load_model  # noqa: E402
 
 __all__ = ["ModelError", "derive", "load_model"]
