@@ -18,7 +18,8 @@ of the page it points to (MkDocs 1.4 checks only that the page exists): a headin
 its links fails the strict build too. Headings get GitHub's ids (mkdocs.yml sets the toc slugify
 to pymdownx's GitHub-compatible one), so the same fragments work on GitHub and here.
 
-on_files also adds the C++ API reference that doxygen writes to build/doxygen/html (Doxyfile) as
+on_files also adds the C++ API reference that doxygen writes to build/doxygen/html (Doxyfile; the
+environment variable CMB_DOXYGEN_HTML names another folder, as scripts/docs.sh OUT sets it) as
 the site's api/cpp/ pages, so docs/api/cpp.md can link to it and MkDocs checks that link; without
 it (doxygen not run: scripts/docs.sh runs it first) that link fails the strict build.
 """
@@ -83,7 +84,7 @@ def on_config(config):
 
 def on_files(files, config):
     """Adds doxygen's HTML (when it was built) to the site as api/cpp/."""
-    source = os.path.join(_root(config), DOXYGEN_HTML)
+    source = os.environ.get("CMB_DOXYGEN_HTML") or os.path.join(_root(config), DOXYGEN_HTML)
     if not os.path.isdir(source):
         return files
     for folder, _, names in os.walk(source):

@@ -73,6 +73,7 @@ def split(costs):
 
 
 def duration(seconds):
+    """A time in seconds written with three significant digits in s, ms, µs or ns."""
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
         if seconds >= scale:
             return f"{seconds / scale:.3g} {unit}"
@@ -110,6 +111,8 @@ def scaling_figure(scaling, out_dir):
 
 
 def per_problem_table(per_problem):
+    """The Markdown table of cost per RHS call, one row per problem (with its nq) and one column
+    per method."""
     methods = sorted({m for by in per_problem.values() for m in by}, key=plot.method_order)
     rows = []
     for problem, by_method in sorted(per_problem.items()):
@@ -120,6 +123,8 @@ def per_problem_table(per_problem):
 
 
 def main(argv):
+    """Command line: reads the Google Benchmark JSON files of cmb_bench and writes the figure
+    and tables into --out. Returns the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("inputs", nargs="+", help="Google Benchmark JSON files of cmb_bench")
     parser.add_argument("--out", required=True, help="directory for the figure and tables")
@@ -127,6 +132,8 @@ def main(argv):
 
 
 def plot_costs(args):
+    """Reads the benchmark files named in args.inputs and writes the scaling figure,
+    bench_scaling.md and bench_rhs.md into args.out, printing the fitted log-log slopes."""
     costs, errored = read_costs(args.inputs)
     os.makedirs(args.out, exist_ok=True)
     scaling, per_problem = split(costs)

@@ -61,6 +61,7 @@ def attach(results_dir, other_dir, records):
 
 
 def detach(results_dir):
+    """Forgets the re-run registered for results_dir by attach."""
     _sources.pop(os.path.abspath(results_dir), None)
 
 

@@ -56,6 +56,7 @@ Validator = jsonschema.validators.extend(
 
 
 def path_of(kind):
+    """The path of the JSON Schema file of a kind ("run", "results", ...)."""
     return os.path.join(SCHEMAS_DIR, kind + ".schema.json")
 
 

@@ -47,6 +47,9 @@ def _separated(ranked):
 
 
 def compare_cells(rows_a, rows_b):
+    """For each cell of the cheapest-configuration table (case, method, accuracy level) present
+    in set A: the winners in A and B, whether they are the same, and whether the cell is
+    separated in both sets."""
     ok_a, ok_b = runs.ok(rows_a), runs.ok(rows_b)
     cells = []
     for case in results.case_labels(rows_a):
@@ -76,6 +79,8 @@ def time_differences(rows_a, rows_b):
 
 
 def summary(rows_a, rows_b):
+    """The comparison of two sets as a dict: cell counts by outcome (same winner, different
+    within spread, different though separated) and the spread of the run times."""
     cells = compare_cells(rows_a, rows_b)
     diffs = sorted(time_differences(rows_a, rows_b))
     spreads = sorted(_spread(r) for r in runs.ok(rows_a) if r["time"])
@@ -93,6 +98,8 @@ def summary(rows_a, rows_b):
 
 
 def main(argv=None):
+    """Command line (RESULTS_A RESULTS_B [--json]): prints the comparison; returns the exit
+    status."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("a", help="a results directory")
     parser.add_argument("b", help="another results directory of the same campaign")

@@ -12,6 +12,9 @@ from .model import T, ModelError, arrays
 
 @dataclass
 class Reduced:
+    """The reduced reference of a one-degree-of-freedom model: M_r and F_r of its
+    minimal-coordinate ODE, its outputs and initial state, where it comes from, its accuracy and
+    the tolerance it is integrated to."""
     mass_matrix: object
     forcing: object
     outputs: object
@@ -23,6 +26,8 @@ class Reduced:
 
 @dataclass
 class Equations:
+    """Everything the generated problem needs, in the generator's symbols: M, Q, Φ, J, ν, γ, the
+    energy, the outputs, the initial state, the tags and the reduced reference (or None)."""
     model: object
     mass_matrix: object
     forces: object
@@ -38,11 +43,13 @@ class Equations:
 
     @property
     def sizes(self):
+        """(nq, mh, mn): coordinates, holonomic rows and nonholonomic rows."""
         mh = self.constraints.rows
         return self.mass_matrix.rows, mh, self.jacobian.rows - mh
 
 
 def column(exprs):
+    """A sympy column vector of the given expressions."""
     exprs = list(exprs)
     return sm.Matrix(len(exprs), 1, exprs)
 

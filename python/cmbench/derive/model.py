@@ -26,6 +26,7 @@ T = sm.Symbol("t")
 
 
 def arrays(name, count):
+    """Symbols name[0] ... name[count − 1], as the generated C++ indexes its arrays."""
     return [sm.Symbol(f"{name}[{i}]") for i in range(count)]
 
 
@@ -35,6 +36,7 @@ class ModelError(Exception):
 
 @dataclass
 class Parameter:
+    """A declared parameter of a model: name, default, description and accepted range."""
     name: str
     default: float
     description: str
@@ -58,6 +60,8 @@ class Dynamics:
 
 @dataclass
 class Model:
+    """A model file read and checked (read_model): what the derivation and the code generator
+    need."""
     path: str
     doc: str
     id: str
@@ -79,6 +83,8 @@ class Model:
 
 @dataclass
 class Reference:
+    """A model's reduced reference: its dynamics in minimal coordinates, provenance, accuracy
+    and integration tolerance."""
     dynamics: Dynamics
     provenance: str
     accuracy: float
@@ -177,6 +183,8 @@ class Symbols:
 
 
 class Frame:
+    """The coordinates and speeds of a model with the mapping from the model's symbols to the
+    generator's (t, q[i], v[i], k[i]); converts and checks the model's expressions."""
     def __init__(self, symbols, coordinates, speeds):
         coordinates, speeds = list(coordinates), list(speeds)
         if len(coordinates) != len(speeds) or not coordinates:
@@ -236,9 +244,12 @@ class Frame:
         return expr
 
     def generator_symbols(self):
+        """The generator's free symbols: t, q[i], v[i] and the parameters k[i]."""
         return set([T] + self.q + self.v + self.k)
 
     def matrix(self, exprs, where, allowed, rows=None):
+        """The expressions as a column in the generator's symbols (see convert), checked to have
+        `rows` entries when given; ModelError naming `where` otherwise."""
         if isinstance(exprs, sm.MatrixBase):
             exprs = list(exprs)
         exprs = list(exprs)
@@ -248,6 +259,8 @@ class Frame:
         return sm.Matrix(len(converted), 1, converted)
 
     def initial(self, declared, where):
+        """The initial state q(0), v(0) from a dict coordinate or speed -> value (parameters
+        allowed); ModelError naming `where` when one is missing or not a constant expression."""
         if not isinstance(declared, dict):
             raise ModelError(f"{where}: a dict coordinate or speed -> value")
         values = []
@@ -305,6 +318,8 @@ def _doc(doc, model_id):
 
 
 def read_model(path, doc, declared):
+    """The Model of a model file: `declared` is its MODEL dict, `doc` its docstring, `path` the
+    file; every key, symbol and expression checked (ModelError saying what to fix)."""
     _check_keys("MODEL", declared, MODEL_KEYS, REQUIRED)
     model_id = declared["id"]
     if not isinstance(model_id, str) or not ID_PATTERN.match(model_id):

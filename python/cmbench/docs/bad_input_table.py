@@ -42,6 +42,8 @@ def make_shards(binary, case, work):
 
 
 def run_case(binary, case):
+    """Runs one bad-input case in a scratch directory (its campaign file and shards written
+    first); returns (exit code, the message cmbench printed)."""
     with tempfile.TemporaryDirectory() as work:
         if "shards" in case:
             make_shards(binary, case, work)
@@ -55,10 +57,12 @@ def run_case(binary, case):
 
 
 def cell(text):
+    """Text for a Markdown table cell (| escaped)."""
     return text.replace("|", "\\|")
 
 
 def table(binary):
+    """The whole table of docs/bad_input.md: every case run with `binary`, one row each."""
     rows = [HEADER]
     for i, case in enumerate(read_json(CASES, "bad-input cases")):
         code, message = run_case(binary, case)
@@ -77,6 +81,8 @@ def table(binary):
 
 
 def main():
+    """Command line (CMBENCH [--check]): prints the table, or with --check exits with a message
+    when docs/bad_input.md is stale."""
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     text = table(os.path.abspath(sys.argv[1]))

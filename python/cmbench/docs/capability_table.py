@@ -26,6 +26,7 @@ COLUMNS = [("redundant", "redundant rows"),
 
 
 def table(cmbench):
+    """The capability table's lines from `cmbench list methods --json`."""
     out = subprocess.run([cmbench, "list", "methods", "--json"], capture_output=True, text=True,
                          check=True).stdout
     lines = ["| method | " + " | ".join(title for _, title in COLUMNS) + " |",
@@ -47,6 +48,8 @@ def split(text, open_marker=OPEN):
 
 
 def main():
+    """Command line: --write rewrites the table in docs/methods.md, --check exits 1 when it is
+    stale."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cmbench", default=os.path.join(ROOT, "build", "cmbench"))
     mode = parser.add_mutually_exclusive_group(required=True)

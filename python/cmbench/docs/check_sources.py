@@ -51,6 +51,7 @@ def offending_lines(name, text):
 
 
 def scanned_files():
+    """The repository-relative paths of every file the check reads."""
     for entry in SCANNED:
         path = os.path.join(ROOT, entry)
         if os.path.isfile(path):
@@ -65,6 +66,7 @@ def scanned_files():
 
 
 def scan_tree():
+    """(file, line number, line) of every offending line in the scanned files."""
     found = []
     for rel in scanned_files():
         with open(os.path.join(ROOT, rel), encoding="utf-8", errors="replace") as f:
@@ -73,6 +75,7 @@ def scan_tree():
 
 
 def problem_ids():
+    """The problem ids listed in problems/problems.def."""
     with open(os.path.join(ROOT, "problems", "problems.def")) as f:
         return re.findall(r"CMB_PROBLEM\((\w+)\)", f.read())
 
@@ -100,6 +103,8 @@ def scan_output(cmbench):
 
 
 def main():
+    """Command line: scans the tree (and with --cmbench the binary's output) and exits 1 listing
+    every citation of a document outside the repository."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cmbench", help="also check the output of this binary")
     opts = parser.parse_args()

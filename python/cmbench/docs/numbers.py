@@ -294,6 +294,7 @@ CLAIMS += integrator_numbers.CLAIMS
 
 
 def table_modules():
+    """The table modules by TABLE_ID."""
     from . import drift_table, singular_table
     return {m.TABLE_ID: m for m in (drift_table, singular_table)}
 
@@ -302,6 +303,7 @@ def table_modules():
 # formatting and record paths
 
 def format_value(value, spec):
+    """A measured value written in a claim's format (see the module docstring); "–" for None."""
     if value is None:
         return "–"
     if spec == "word":
@@ -319,6 +321,7 @@ def format_value(value, spec):
 
 
 def lookup(record, path):
+    """The value at a dotted path of a run record, or None when the record has none there."""
     value = record
     for part in path.split("."):
         if not isinstance(value, dict) or part not in value:
@@ -336,6 +339,7 @@ def canonical(args):
 
 
 def command_text(args):
+    """The cmbench run command line of a claim, as shown in messages."""
     return "build/cmbench run " + " ".join(shlex.quote(a) for a in args)
 
 
@@ -348,10 +352,12 @@ TABLE_CLOSE = "<!--/table-->"
 
 
 def doc_path(rel):
+    """The absolute path of a repository-relative documentation file."""
     return os.path.join(ROOT, rel)
 
 
 def read_docs():
+    """The text of every checked documentation file that exists, by repository-relative path."""
     texts = {}
     for rel in DOCS:
         if os.path.exists(doc_path(rel)):
@@ -392,6 +398,7 @@ def find_markers(texts):
 
 
 def split_row(line):
+    """The cells of a Markdown table row (an escaped pipe stays inside its cell)."""
     cells = re.split(r"(?<!\\)\|", line.strip())
     return [c.strip() for c in cells[1:-1]]
 
@@ -488,6 +495,8 @@ def _positive_count(text):
 
 
 def main():
+    """Command line: --check, --write or --list (see the module docstring); returns the exit
+    status."""
     parser = argparse.ArgumentParser(description="Check or rewrite the numbers quoted in "
                                      "README.md and docs/*.md (see the module docstring).")
     mode = parser.add_mutually_exclusive_group(required=True)

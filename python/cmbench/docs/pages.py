@@ -26,6 +26,7 @@ def ids(folder, macro):
 
 
 def header_comment(path):
+    """The opening // comment block of a source file, without the comment markers."""
     lines = []
     with open(path) as f:
         for line in f:
@@ -36,6 +37,7 @@ def header_comment(path):
 
 
 def main():
+    """Command line: rewrites the pages, or with --check exits 1 naming the stale ones."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if a committed page is stale")
     check = parser.parse_args().check

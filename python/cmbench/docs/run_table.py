@@ -13,6 +13,7 @@ from ..files import exit_status, read_json
 
 
 def line(row):
+    """A Markdown table row of the given cells."""
     return "| " + " | ".join(row) + " |"
 
 

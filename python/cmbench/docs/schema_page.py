@@ -33,6 +33,7 @@ def anchor(heading):
 
 
 def def_heading(name, node):
+    """The heading of a shared $defs entry's table."""
     return f"The `{name}` {'array' if node.get('type') == 'array' else 'object'}"
 
 
@@ -83,6 +84,7 @@ def link(kind, ref):
 
 
 def target(kind, ref):
+    """The schema node a $ref points to (in another kind's file or in `kind`'s own)."""
     file, _, pointer = ref.partition("#")
     node = schema.load(KIND_OF_FILE[file] if file else kind)
     for part in pointer.split("/")[1:]:
@@ -101,6 +103,7 @@ def resolve(kind, node):
 
 
 def code(value):
+    """A JSON value as a Markdown code span."""
     return f"`{json.dumps(value, ensure_ascii=False)}`"
 
 
@@ -136,10 +139,13 @@ def count_of(node):
 
 
 def non_empty(node):
+    """Whether the node requires at least one character, item or property."""
     return 1 in (node.get("minLength"), node.get("minItems"), node.get("minProperties"))
 
 
 def type_word(kind, word, node):
+    """How the type column shows one JSON type of a node (arrays with their items, maps with
+    their values)."""
     if word == "array" and "items" in node:
         return f"array{count_of(node)} of " + type_text(kind, node["items"])
     extra = node.get("additionalProperties")
@@ -167,6 +173,7 @@ def type_text(kind, node):
 
 
 def cell(text):
+    """Text for a Markdown table cell (| escaped)."""
     return text.replace("|", "\\|")  # a bare | would end the table cell
 
 
@@ -217,12 +224,14 @@ def child_rows(kind, sub, field):
 
 
 def table(rows):
+    """The Markdown lines of a field table from (field, type, description) rows."""
     lines = ["| Field | Type | Description |", "|---|---|---|"]
     lines += [f"| `{field}` | {cell(kind_text)} | {cell(text)} |" for field, kind_text, text in rows]
     return lines
 
 
 def rows_of_def(kind, name):
+    """The field rows of a shared $defs entry of `kind`'s schema."""
     node = schema.load(kind)["$defs"][name]
     return field_rows(kind, node["items"], "[].") if node.get("type") == "array" \
         else field_rows(kind, node)
@@ -254,6 +263,8 @@ def render(page):
 
 
 def main():
+    """Command line: --write rewrites the schema blocks of docs/json_schema.md, --check exits 1
+    when they are stale."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true", help="rewrite the schema blocks")

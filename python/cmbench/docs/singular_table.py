@@ -59,6 +59,8 @@ def rows(cmbench=None):
 
 
 def detector(record):
+    """What ended a branch_switch run: the branch indicator named in its message, or the Newton
+    root guard; "–" for other statuses."""
     if record.get("status") != "branch_switch":
         return "–"
     message = record.get("message", "")
@@ -71,6 +73,8 @@ def detector(record):
 
 
 def cells(key, records):
+    """The row of one configuration: its key cells, then status, time reached, largest error and
+    energy error, and the detector."""
     record = records[0]
     if record is None:
         return key + ["no record"] + ["–"] * 4
