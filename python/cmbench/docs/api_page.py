@@ -16,6 +16,7 @@ import importlib
 import inspect
 import os
 import pkgutil
+import re
 import sys
 
 from . import ROOT
@@ -131,8 +132,9 @@ def _doc_block(obj):
     return ["```text", doc, "```", ""]
 
 
-def _anchor(name):
-    return name.replace(".", "-").replace("_", "-").lower()
+def _anchor(heading):
+    """The fragment GitHub (and the site, whose toc uses the same rule) gives a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
 def render():
