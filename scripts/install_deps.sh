@@ -11,7 +11,7 @@ packages=(
   python3-hypothesis python3-jsonschema
   pybind11-dev pyflakes3 libsundials-dev libre2-dev pkgconf
   python3-venv python3-setuptools python3-tqdm python3-nbclient python3-nbformat python3-ipykernel
-  mkdocs mkdocs-material doxygen
+  mkdocs mkdocs-material python3-pymdownx doxygen
   "$@"
 )
 # SUNDIALS' CMake configuration (libsundials-dev) looks for OpenMP, which clang finds only with
