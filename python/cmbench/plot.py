@@ -157,22 +157,44 @@ def series_styles(series, steppers_in_panels):
 LINE_HEIGHT = 1.25 * style.MIN_FONT / 72  # inches per line of MIN_FONT text
 
 
-def facet_layout(plan, faceted, facet_min=1.6, flow_min=2.2, aspect=0.8, title_lines=None):
-    """Axes for the panels of facet_panels at print width: faceted, one row per case and one
-    column per stepper (the axes shared along a row, so the steppers of a case compare at a
-    glance) when that many panels of facet_min inches fit side by side; else the panels flow
-    in rows of as many panels of flow_min inches as fit (also when fewer than 3/4 of the
-    case × stepper grid would hold a panel). Rows are aspect × the column width high, plus the
-    lines of the longest title beyond one when flowing (title_lines(panel, column width in
-    inches) counts them), so that titles do not eat the plots. Returns (fig, axes in the order
-    of `plan`, layout {"rows": [[ax or None]], "faceted": whether the grid is case ×
-    stepper})."""
+def facet_geometry(plan, faceted, facet_min=1.6, flow_min=2.2, aspect=0.8, title_lines=None):
+    """How facet_layout lays out the panels of facet_panels at print width, before drawing:
+    {"kind": "grid", "steppers", "cols", "row_height"} — one row per case, one column per
+    stepper, when the figure is faceted, the panels of facet_min inches fit side by side and at
+    least 3/4 of the case × stepper grid holds a panel — else {"kind": "flow", "cols",
+    "row_height"}: the panels flow in rows of as many panels of flow_min inches as fit. Rows are
+    aspect × the column width high, plus the lines of the longest title beyond one when flowing
+    (title_lines(panel, column width in inches) counts them), so that titles do not eat the
+    plots. Pages of one figure share it (figures.pages), so their panels line up."""
     steppers = list(dict.fromkeys(p["stepper"] for p in plan))
     cases = list(dict.fromkeys(p["case"] for p in plan))
     dense = len(plan) >= 0.75 * len(steppers) * len(cases)
     if faceted and dense and len(steppers) <= style.max_columns(facet_min):
-        fig, grid = style.grid(len(cases), len(steppers),
-                               aspect * style.width() / len(steppers))
+        return {"kind": "grid", "steppers": steppers, "cols": len(steppers),
+                "row_height": aspect * style.width() / len(steppers)}
+    cols = max(1, min(len(plan), style.max_columns(flow_min)))
+    extra = 0.0
+    if title_lines is not None and plan:
+        extra = LINE_HEIGHT * max(0, max(title_lines(p, style.width() / cols) for p in plan) - 1)
+    row_height = aspect * style.width() / cols + extra
+    if cols == 1 or len(plan) == 1:
+        row_height = min(row_height, style.MAX_ROW_HEIGHT)
+    return {"kind": "flow", "cols": cols, "row_height": row_height}
+
+
+def facet_layout(plan, faceted, facet_min=1.6, flow_min=2.2, aspect=0.8, title_lines=None,
+                 geometry=None):
+    """Axes for the panels of facet_panels at print width, laid out as facet_geometry says (or
+    as `geometry`, that of the whole figure when `plan` is one page of it): a grid shares the
+    axes along a row, so the steppers of a case compare at a glance. Returns (fig, axes in the
+    order of `plan`, layout {"rows": [[ax or None]], "faceted": whether the grid is case ×
+    stepper})."""
+    geometry = geometry or facet_geometry(plan, faceted, facet_min, flow_min, aspect,
+                                          title_lines)
+    if geometry["kind"] == "grid":
+        steppers = geometry["steppers"]
+        cases = list(dict.fromkeys(p["case"] for p in plan))
+        fig, grid = style.grid(len(cases), len(steppers), geometry["row_height"])
         rows = [[None] * len(steppers) for _ in cases]
         axes, first_in_row = [], {}
         for p in plan:
@@ -189,11 +211,8 @@ def facet_layout(plan, faceted, facet_min=1.6, flow_min=2.2, aspect=0.8, title_l
                 if rows[r][c] is None:
                     ax.axis("off")
         return fig, axes, {"rows": rows, "faceted": True}
-    cols = min(len(plan), style.max_columns(flow_min))
-    extra = 0.0
-    if title_lines is not None:
-        extra = LINE_HEIGHT * max(0, max(title_lines(p, style.width() / cols) for p in plan) - 1)
-    fig, axes = style.flow(len(plan), cols, aspect * style.width() / cols + extra)
+    cols = geometry["cols"]
+    fig, axes = style.flow(len(plan), cols, geometry["row_height"], keep_columns=True)
     rows = [axes[i:i + cols] for i in range(0, len(axes), cols)]
     return fig, axes, {"rows": rows, "faceted": False}
 
@@ -367,3 +386,78 @@ def summary_rows(rows):
 def summary_table(rows):
     """Markdown table of all runs (rows of results.flatten)."""
     return markdown_table(SUMMARY_HEADER, summary_rows(rows))
+
+
+# --- figures of a DataFrame -------------------------------------------------------------------
+# The report's figures, for a (filtered) DataFrame of cmbench.load: each returns a matplotlib
+# Figure, or draws into the axes given. The report draws its figures with the same code
+# (cmbench.figures.work_precision, .convergence), split into pages.
+
+def rows(frame):
+    """The rows of results.flatten that the figures take, from a DataFrame of cmbench.load (one
+    row per run, filtered as you like), a list of its records (frame.to_dict("records")) or
+    flatten rows themselves. Missing values (NaN, <NA>) become None; a row's identity is read
+    back from its series_key (results.sweep_key spells it)."""
+    from . import results
+    records = frame.to_dict("records") if hasattr(frame, "to_dict") else list(frame)
+    out = []
+    for record in records:
+        row = {k: _plain(v) for k, v in record.items()}
+        if "identity" not in row:
+            if not row.get("series_key"):
+                raise ValueError("a row without series_key: give rows of cmbench.load or "
+                                 "cmbench.results.flatten")
+            row["identity"] = results._identity_from_key({"key": row["series_key"]})
+        out.append(row)
+    return out
+
+
+def _plain(value):
+    """A DataFrame cell as flatten holds it: None for NaN and <NA>, Python numbers."""
+    if value is None or isinstance(value, (dict, list, str, bool)):
+        return value
+    try:
+        if value != value:  # NaN
+            return None
+    except (TypeError, ValueError):  # pandas.NA compares to neither
+        return None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    return value
+
+
+def work_precision(frame, ax=None, work="cpu", error="auto"):
+    """Work-precision diagram of a DataFrame of cmbench.load (filtered as you like): the error
+    of each successful run against its work, log-log, one line per series (runs differing only
+    in dt or tol), styles and display names as in the report.
+
+    work: "cpu" — the column `time`, the CPU time of the run's thread, minimum of its timed
+    repetitions (its wall minimum where a record has no CPU time) — or "rhs" (`rhs_calls`).
+    error: "auto" plots the final absolute error where a problem's outputs share one unit and
+    the final relative error [–] where they mix units (a panel never mixes units); "relative"
+    plots the relative error everywhere.
+    ax=None: a new Figure with a panel per problem case (per case × stepper when a case holds
+    more than MAX_SERIES series), at the width of cmbench.style.use(). With an Axes: every
+    series drawn into it (the frame must then hold errors of one unit) and its Figure returned.
+    """
+    from .figures import work_precision as figure
+    return figure.draw(rows(frame), ax=ax, work=work, error=error)
+
+
+def convergence(frame, ax=None):
+    """Error against step size of the fixed-step series of a DataFrame of cmbench.load, log-log,
+    with the observed order of each series that has at least three points in the asymptotic
+    range (figures.convergence.fit_order). ax=None: a new Figure, a panel per problem case; with
+    an Axes: the one case the frame holds drawn into it. Returns the Figure."""
+    from .figures import convergence as figure
+    return figure.draw(rows(frame), ax=ax)
+
+
+def convergence_fits(frame):
+    """The observed orders of a DataFrame's fixed-step series: a list of dicts with "case_label",
+    "variant", "stepper", "slope" (None without a fit) and "reason" (why not), as the report's
+    convergence table gives them."""
+    from .figures import convergence as figure
+    return figure.convergence_fits(rows(frame))

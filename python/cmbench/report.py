@@ -2,7 +2,9 @@
 directory.
 
 Usage: python3 -m cmbench.report RESULTS_DIR [--width single|double] [--names FILE]
-                                 [--series-from RERUN_DIR] [--quiet]
+                                 [--series-from RERUN_DIR] [--work time|rhs] [--out DIR]
+                                 [--problems IDS] [--methods IDS] [--steppers IDS]
+                                 [--filter FIELD=IDS] [--per-problem] [--quiet]
        (PYTHONPATH=python from the repository root; bash scripts/report.sh does the same)
 
   --width single|double   figure width: 3.5 in (one column) or 7 in (two columns, default);
@@ -13,7 +15,18 @@ Usage: python3 -m cmbench.report RESULTS_DIR [--width single|double] [--names FI
   --series-from DIR       read series CSVs the results directory lacks from DIR, a re-run of
                           the same campaign, for the runs whose re-run has the same status,
                           metrics and work (cmbench.rerun; committed result sets keep no series)
+  --work time|rhs         the work axis of the work-precision diagrams
+  --out DIR               write figures, tables and pages into DIR (default: RESULTS_DIR)
+  --problems/--methods/--steppers IDS
+                          report only the runs of these ids (comma-separated); --filter
+                          problem=a,b (or method=, stepper=) is the same. An id the results do
+                          not hold is refused (exit 2) with the list of those they hold.
+  --per-problem           one figure per problem (NAME_<problem>.pdf) instead of one figure of
+                          all of them
   --quiet                 no progress lines on stderr
+
+No figure is taller than a page (figures.pages.MAX_HEIGHT, 9 in): a taller one is written on
+pages, NAME_1.pdf, NAME_2.pdf, ... (each also as PNG).
 
 Progress goes to stderr, one line per step ("report.py: [3/7] energy: 2 files, 1.9 s");
 stdout gets the one line naming report.md (and the figures skipped).
@@ -47,18 +60,69 @@ import traceback
 import warnings
 
 from . import files, names, plot, rerun, results, style, tables
-from .figures import baumgarte as baumgarte_figures, runs as run_figures
+from .figures import (baumgarte as baumgarte_figures, convergence as convergence_figure,
+                      runs as run_figures, work_precision as work_precision_figure)
 from .tables import write
 
-FIGURES = [  # (name in the report, function)
-    ("work_precision", run_figures.work_precision),
-    ("drift", run_figures.drift),
-    ("energy", run_figures.energy),
-    ("convergence", run_figures.convergence),
-    ("scaling", run_figures.scaling),
-    ("baumgarte_heatmaps", baumgarte_figures.heatmaps),
-    ("impulse_response", baumgarte_figures.impulse),
+FIGURES = [  # (name in the report, function, whether --per-problem draws it per problem)
+    ("work_precision", work_precision_figure.work_precision, True),
+    ("drift", run_figures.drift, True),
+    ("energy", run_figures.energy, True),
+    ("convergence", convergence_figure.convergence, True),
+    ("scaling", run_figures.scaling, True),
+    # one file per problem case already
+    ("baumgarte_heatmaps", baumgarte_figures.heatmaps, False),
+    ("impulse_response", baumgarte_figures.impulse, False),
 ]
+
+# What --filter FIELD=IDS (and --problems, --methods, --steppers) select on: the row's id.
+FILTER_FIELDS = {"problem": "problem", "problems": "problem", "method": "method",
+                 "methods": "method", "stepper": "stepper", "steppers": "stepper"}
+
+
+class FilterError(ValueError):
+    """A report filter naming an id the results do not hold (or a field there is none of); the
+    message names the valid ones. The command line prints it and exits with status 2."""
+
+
+def select(rows, filters):
+    """The rows whose problem, method and stepper are among those `filters` lists ({"problem":
+    [ids], "method": [...], "stepper": [...]}; a field left out or empty keeps every id).
+    Raises FilterError for a field it does not know or an id no row has, naming the ids the rows
+    hold."""
+    for field, wanted in (filters or {}).items():
+        if field not in ("problem", "method", "stepper"):
+            raise FilterError(f"cannot filter on {field!r}: give problem, method or stepper")
+        held = list(dict.fromkeys(r[field] for r in rows if r[field] is not None))
+        unknown = [i for i in wanted if i not in held]
+        if unknown:
+            raise FilterError(
+                f"unknown {field} {', '.join(repr(i) for i in unknown)}: the results hold "
+                f"{', '.join(held) or 'none'}")
+    return [r for r in rows if all(not wanted or r[field] in wanted
+                                   for field, wanted in (filters or {}).items())]
+
+
+def parse_filters(problems=None, methods=None, steppers=None, filter_args=()):
+    """{"problem": [ids], ...} from the command line's comma-separated lists and --filter
+    FIELD=IDS items; raises FilterError for an item without '=' or an unknown field."""
+    out = {}
+    items = [("problem", problems), ("method", methods), ("stepper", steppers)]
+    for item in filter_args or ():
+        field, sep, ids = item.partition("=")
+        if not sep or field.strip() not in FILTER_FIELDS:
+            raise FilterError(f"--filter {item!r}: expected problem=IDS, method=IDS or "
+                              "stepper=IDS (comma-separated ids)")
+        items.append((FILTER_FIELDS[field.strip()], ids))
+    for field, text in items:
+        if text is None:
+            continue
+        ids = [i.strip() for i in text.split(",") if i.strip()]
+        if not ids:
+            raise FilterError(f"no {field} ids given")
+        out.setdefault(field, [])
+        out[field] += [i for i in ids if i not in out[field]]
+    return out
 
 
 # --- the report as blocks, rendered to Markdown and to HTML -----------------------------------
@@ -169,62 +233,106 @@ def _quiet(_message):
 
 
 def build(results_dir, width=None, display_names=None, series_from=None, progress=None,
-          work="time"):
+          work="time", filters=None, per_problem=False, out_dir=None):
     """Writes every figure and table; returns (blocks of the report, figure results, skipped
     [(name, reason)], errors [(name, message)]). width: 'single' or 'double' (default double);
     display_names: overrides of cmbench.names, a dict or the path of a JSON file (for this
     report only); series_from: a re-run directory for the series (cmbench.rerun);
     progress(message): called with one short line per step; work: what the work-precision
-    diagrams measure work in, 'time' (CPU time where recorded) or 'rhs' (RHS calls)."""
+    diagrams measure work in, 'time' (CPU time where recorded) or 'rhs' (RHS calls); filters:
+    {"problem": [ids], "method": [...], "stepper": [...]} (select; FilterError for an id the
+    results do not hold); per_problem: one figure per problem; out_dir: where the files go
+    (default results_dir, which is only read from otherwise)."""
     with style.using(width or style.DEFAULT_WIDTH), names.overriding(display_names), \
             style.measuring(work):
-        return _build(results_dir, series_from, progress or _quiet)
+        return _build(results_dir, series_from, progress or _quiet, filters or {},
+                      per_problem, out_dir or results_dir)
 
 
-def _figures(rows, results_dir, progress):
-    """Draws every figure; returns (produced, skipped [(name, reason)], errors [(name,
-    message)])."""
+def _draw(figure, rows, results_dir, out_dir, name):
+    """One figure function's result, or ("skipped", reason) / ("failed", message)."""
+    try:
+        kwargs = {"out_dir": out_dir}
+        if name is not None:
+            kwargs["name"] = name
+        return "drawn", figure(rows, results_dir, **kwargs)
+    except plot.Skipped as why:
+        return "skipped", str(why)
+    except files.OutputFileError as error:  # drawn but not written: no traceback to show
+        plot.pyplot().close("all")
+        return "failed", str(error)
+    except Exception as error:  # one broken figure must not cost the others
+        traceback.print_exc()
+        plot.pyplot().close("all")
+        return "failed", f"{type(error).__name__}: {error}"
+
+
+def _figures(rows, results_dir, progress, per_problem=False, out_dir=None):
+    """Draws every figure (per problem with per_problem, where the figure allows it); returns
+    (produced, skipped [(name, reason)], errors [(name, message)])."""
     produced, skipped, errors = [], [], []
-    for i, (name, figure) in enumerate(FIGURES, 1):
+    problems = list(dict.fromkeys(r["problem"] for r in rows))
+    for i, (name, figure, splits) in enumerate(FIGURES, 1):
         began = time.monotonic()
-        try:
-            produced.append(figure(rows, results_dir))
-            outcome = f"{len(produced[-1]['files'])} files"
-        except plot.Skipped as why:
-            skipped.append((name, str(why)))
-            outcome = "skipped"
-        except files.OutputFileError as error:  # drawn but not written: no traceback to show
-            errors.append((name, str(error)))
-            plot.pyplot().close("all")
-            outcome = "FAILED"
-        except Exception as error:  # one broken figure must not cost the others
-            traceback.print_exc()
-            errors.append((name, f"{type(error).__name__}: {error}"))
-            plot.pyplot().close("all")
-            outcome = "FAILED"
-        progress(f"[{i}/{len(FIGURES)}] {name}: {outcome}, {time.monotonic() - began:.1f} s")
+        jobs = ([(f"{name}_{_slug(p)}", f"{name} ({p})", [r for r in rows if r["problem"] == p])
+                 for p in problems] if per_problem and splits else [(None, name, rows)])
+        drawn, failed = [], 0
+        for file_name, label, mine in jobs:
+            outcome, value = _draw(figure, mine, results_dir, out_dir or results_dir, file_name)
+            if outcome == "drawn":
+                drawn.append(value)
+            elif outcome == "skipped":
+                skipped.append((label, value))
+            else:
+                errors.append((label, value))
+                failed += 1
+        produced += drawn
+        text = (f"{sum(len(f['files']) for f in drawn)} files" if drawn else
+                "FAILED" if failed else "skipped")
+        if failed and drawn:
+            text += f", {failed} FAILED"
+        progress(f"[{i}/{len(FIGURES)}] {name}: {text}, {time.monotonic() - began:.1f} s")
     return produced, skipped, errors
 
 
-def _build(results_dir, series_from, progress):
+def _slug(text):
+    """A file-name part of an id: letters, digits and underscores."""
+    return re.sub(r"[^A-Za-z0-9_]+", "_", str(text)).strip("_") or "problem"
+
+
+def _build(results_dir, series_from, progress, filters, per_problem, out_dir):
     start = time.monotonic()
     doc = results.load_doc(results_dir)
     rows = [results.flatten(r) for r in doc["runs"]]
     progress(f"{len(rows)} runs read ({time.monotonic() - start:.1f} s)")
+    if filters:
+        rows = select(rows, filters)
+        progress(f"{len(rows)} runs selected by the filter")
+        if not rows:
+            raise FilterError("the filter selects no run (the ids exist, but never together)")
+    if out_dir != results_dir:
+        try:
+            os.makedirs(out_dir, exist_ok=True)
+        except OSError as error:
+            raise files.OutputFileError(error.errno, error.strerror or str(error),
+                                        out_dir) from None
     rerun_info = None
     if series_from:
         rerun_info = rerun.attach(results_dir, series_from, doc["runs"])
         progress(f"series from {series_from}: {rerun_info['matched']} of "
                  f"{rerun_info['total']} runs identical")
     try:
-        produced, skipped, errors = _figures(rows, results_dir, progress)
+        produced, skipped, errors = _figures(rows, results_dir, progress, per_problem, out_dir)
     finally:
         rerun.detach(results_dir)
-    table_entries = tables.write_tables(rows, results_dir)
+    table_entries = tables.write_tables(rows, out_dir)
     campaign = doc.get("campaign")
     campaign = campaign.get("name") if isinstance(campaign, dict) else campaign
     blocks = [("h", 1, f"cmbench report: campaign `{campaign}`")]
     blocks += context_blocks(doc, rows)
+    if filters:
+        blocks[-1][1].append("report filter: " + "; ".join(
+            f"{field}s {', '.join(ids)}" for field, ids in filters.items()))
     if rerun_info is not None:
         blocks[-1][1].append(
             f"series: from a re-run of the campaign (build `{rerun_info['git_sha']}`): "
@@ -253,8 +361,8 @@ def _build(results_dir, series_from, progress):
     for entry in table_entries:
         blocks += table_blocks(entry)
     blocks += [("h", 2, "All runs"), ("table", plot.SUMMARY_HEADER, plot.summary_rows(rows))]
-    write(results_dir, "report.md", markdown(blocks))
-    write(results_dir, "report.html", render_html(blocks, f"cmbench report: {campaign}"))
+    write(out_dir, "report.md", markdown(blocks))
+    write(out_dir, "report.html", render_html(blocks, f"cmbench report: {campaign}"))
     progress(f"tables and pages written ({time.monotonic() - start:.1f} s in all)")
     return blocks, produced, skipped, errors
 
@@ -273,6 +381,7 @@ def print_warning(message, category, filename, lineno, file=None, line=None):
 
 
 def parse_args(argv):
+    """The command line's options (argparse.Namespace); --help prints the usage."""
     parser = argparse.ArgumentParser(
         prog="python3 -m cmbench.report",
         description="Figures, tables, report.md and report.html of a cmbench results "
@@ -292,6 +401,21 @@ def parse_args(argv):
                         help="work axis of the work-precision diagrams: time (the run's CPU "
                              "time, min of its repetitions, where recorded) or rhs (RHS calls; "
                              "machine-independent) (default: %(default)s)")
+    parser.add_argument("--out", metavar="DIR",
+                        help="write the figures, tables and pages into DIR (created if "
+                             "missing) instead of RESULTS_DIR")
+    parser.add_argument("--problems", metavar="IDS",
+                        help="only these problems (comma-separated ids)")
+    parser.add_argument("--methods", metavar="IDS",
+                        help="only these methods (or DAE integrators; comma-separated ids)")
+    parser.add_argument("--steppers", metavar="IDS",
+                        help="only these steppers (comma-separated ids)")
+    parser.add_argument("--filter", metavar="FIELD=IDS", action="append", default=[],
+                        help="the same as --problems/--methods/--steppers: problem=a,b, "
+                             "method=x or stepper=y (repeatable)")
+    parser.add_argument("--per-problem", action="store_true",
+                        help="one figure per problem (NAME_<problem>.pdf) instead of one of "
+                             "all problems")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return parser.parse_args(argv)
 
@@ -306,11 +430,18 @@ def _report(opts):
     def progress(message):
         print(f"{PROG}: {message}", file=sys.stderr, flush=True)
 
-    _, produced, skipped, errors = build(opts.results_dir, opts.width, opts.names,
-                                         opts.series_from, None if opts.quiet else progress,
-                                         opts.work)
+    try:
+        filters = parse_filters(opts.problems, opts.methods, opts.steppers, opts.filter)
+        _, produced, skipped, errors = build(opts.results_dir, opts.width, opts.names,
+                                             opts.series_from,
+                                             None if opts.quiet else progress, opts.work,
+                                             filters, opts.per_problem, opts.out)
+    except FilterError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 2
     written = sum(len(f["files"]) for f in produced)
-    print(f"report: {os.path.join(opts.results_dir, 'report.md')} and report.html "
+    out = opts.out or opts.results_dir
+    print(f"report: {os.path.join(out, 'report.md')} and report.html "
           f"({len(produced)} figures, {written} files; {len(skipped)} skipped"
           + (f"; {len(errors)} FAILED: {', '.join(n for n, _ in errors)}" if errors else "") + ")")
     for name, reason in skipped:

@@ -360,12 +360,15 @@ def grid(nrows, ncols, row_height):
 MAX_ROW_HEIGHT = 3.0  # inches: a lone panel of a double-column figure stays wide, not square
 
 
-def flow(n, cols, row_height):
+def flow(n, cols, row_height, keep_columns=False):
     """A figure with n panels in rows of `cols` (spares hidden), rows at most MAX_ROW_HEIGHT
-    high when there is one column: (fig, the n axes)."""
-    if cols == 1 or n == 1:
-        row_height = min(row_height, MAX_ROW_HEIGHT)
-    cols = max(1, min(cols, n))
+    high when there is one column: (fig, the n axes). keep_columns: `cols` columns and
+    row_height as given even when n is smaller (a last page of a figure split into pages keeps
+    the panel size of the others)."""
+    if not keep_columns:
+        if cols == 1 or n == 1:
+            row_height = min(row_height, MAX_ROW_HEIGHT)
+        cols = max(1, min(cols, n))
     rows = math.ceil(n / cols)
     fig, axes = grid(rows, cols, row_height)
     flat = [ax for row in axes for ax in row]
@@ -415,6 +418,21 @@ def finish(fig, entries=(), pad=0.04):
     extra = legend.get_window_extent(renderer).height / fig.dpi + pad
     fig.set_size_inches(w, h + extra)
     fig.tight_layout(pad=0.6, h_pad=1.0, w_pad=0.8, rect=(0, extra / (h + extra), 1, 1))
+
+
+def legend_height(entries, pad=0.04):
+    """The height in inches that finish() adds below the panels for these legend entries (0
+    without entries), measured on a scratch figure of the current width."""
+    entries = list(entries)
+    if not entries:
+        return 0.0
+    with context():
+        fig = pyplot().figure(figsize=(width(), 2.0))
+        try:
+            finish(fig, entries, pad)
+            return float(fig.get_size_inches()[1]) - 2.0
+        finally:
+            pyplot().close(fig)
 
 
 def add_save_hook(hook):

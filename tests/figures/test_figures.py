@@ -34,7 +34,7 @@ import tempfile
 import zlib
 
 from cmbench import names, report, results, style
-from cmbench.figures import baumgarte as baumgarte_figures, runs as run_figures
+from cmbench.figures import baumgarte as baumgarte_figures, work_precision as wp_figures
 
 SOURCE = (os.path.abspath(sys.argv[2]) if len(sys.argv) > 2
           else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -271,7 +271,7 @@ def test_styles_and_legends(tmp):
     remove = style.add_save_hook(inspector)
     try:
         with style.using("double"):
-            wp = run_figures.work_precision(rows, tmp)
+            wp = wp_figures.work_precision(rows, tmp)
     finally:
         remove()
     seen = inspector.figures.get("work_precision", {})

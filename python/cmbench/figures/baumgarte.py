@@ -13,6 +13,7 @@ import numpy as np
 from .. import names, plot, rerun, style
 from ..files import write_atomic
 from ..plot import Skipped
+from . import pages
 from .runs import result
 
 GAIN_KEYS = ("alpha", "beta", "omega0", "zeta", "baumgarte_alpha", "baumgarte_beta")
@@ -187,8 +188,59 @@ def _perturbation_display(row):
     return ", " + ", ".join(parts) if parts else ", unperturbed"
 
 
+def _draw_pair(ax_d, ax_c, g, problem, per_row):
+    """The drift map and the second map (RHS calls or final error) of one grid."""
+    case = g["case"]
+    head = [names.problem_label(problem) + _perturbation_display(case), _setting_text(case)]
+    title_width = style.width() / per_row - 0.9  # less the colour bar
+    drifts = {k: drift_value(r)[0] for k, r in g["cells"].items() if r["status"] == "ok"}
+    what = drift_value(case)[1]
+    unit_p, unit_v = names.drift_units(case["problem"])
+    unit = unit_p if "Φ" in what else unit_v
+    _draw_map(ax_d, g, drifts, True, what + names.bracket(unit), _compact)
+    ax_d.set_title(style.fit_lines(head, title_width) + "\n"
+                   + f"{what}; {_index1_note(g, 'drift')}")
+    kind, label, values, note = second_map(g)
+    if kind is None:
+        ax_c.axis("off")
+        ax_c.text(0.5, 0.5, note or "no cost or error to show", ha="center",
+                  va="center", transform=ax_c.transAxes)
+        return
+    log = max(values.values()) > 20 * min(values.values()) if kind == "calls" else True
+    _draw_map(ax_c, g, values, log, label,
+              (lambda v: f"{v:.0f}") if kind == "calls" else _compact)
+    what_c = "RHS calls" if kind == "calls" else "final error"
+    ax_c.set_title("\n".join(t for t in (style.fit_lines(head, title_width),
+                                           f"{what_c}; {_index1_note(g, kind)}", note) if t))
+
+
+def _grid_table(g, problem):
+    """The drift of one grid as a table entry (rows β, columns α; failed cells by status)."""
+    case = g["case"]
+    what = drift_value(case)[1]
+    drifts = {k: drift_value(r)[0] for k, r in g["cells"].items() if r["status"] == "ok"}
+    header = ["β \\ α"] + [f"{a:g}" for a in g["alphas"]]
+    body = []
+    for b in g["betas"]:
+        cells = []
+        for a in g["alphas"]:
+            r = g["cells"].get((a, b))
+            cells.append("–" if r is None else r["status"] if r["status"] != "ok"
+                         else plot.fmt(drifts.get((a, b)), ".2e"))
+        body.append([f"{b:g}"] + cells)
+    title = f"{problem}, {case['stepper']} {case['setting']}{perturbation_text(case)}"
+    caption = f"{title}: {what} (rows β, columns α)"
+    if g["index1"] is not None:
+        caption += (f"; index1 on the same case: {g['index1']['status']}, {what} "
+                    f"{plot.fmt(drift_value(g['index1'])[0])}")
+    return {"title": caption, "md": HEATMAP_DOC, "tex": None, "header": header, "rows": body}
+
+
 @style.figure_function
-def heatmaps(rows, results_dir):
+def heatmaps(rows, results_dir, out_dir=None):
+    """Two maps per (α, β) grid of baumgarte runs — the drift and what the gains change besides
+    — one file per problem case (baumgarte_heatmap_<case>, on pages when tall) and their
+    tables (baumgarte_heatmaps.md)."""
     grids = heatmap_grids(rows)
     if not grids:
         raise Skipped("no baumgarte runs whose (alpha, beta) span at least a 2 × 2 grid")
@@ -199,57 +251,28 @@ def heatmaps(rows, results_dir):
     for which in dict.fromkeys(g["case"]["case_key"] for g in grids):
         mine = [g for g in grids if g["case"]["case_key"] == which]
         problem = mine[0]["case"]["problem_label"]
-        name = slug(problem + perturbation_text(mine[0]["case"]).replace("=", ""))
+        stem = slug(problem + perturbation_text(mine[0]["case"]).replace("=", ""))
         height = 0.22 * max(len(g["betas"]) for g in mine) + 1.05
-        fig, axes = style.grid(math.ceil(len(mine) * 2 / per_row), per_row, height)
-        flat = [ax for row in axes for ax in row]
-        for i, g in enumerate(mine):
-            ax_d, ax_c = flat[2 * i], flat[2 * i + 1]
-            case = g["case"]
-            head = [names.problem_label(problem) + _perturbation_display(case),
-                    _setting_text(case)]
-            title_width = style.width() / per_row - 0.9  # less the colour bar
-            drifts = {k: drift_value(r)[0] for k, r in g["cells"].items() if r["status"] == "ok"}
-            what = drift_value(case)[1]
-            unit_p, unit_v = names.drift_units(case["problem"])
-            unit = unit_p if "Φ" in what else unit_v
-            _draw_map(ax_d, g, drifts, True, what + names.bracket(unit), _compact)
-            ax_d.set_title(style.fit_lines(head, title_width) + "\n"
-                           + f"{what}; {_index1_note(g, 'drift')}")
-            kind, label, values, note = second_map(g)
-            if kind is None:
-                ax_c.axis("off")
-                ax_c.text(0.5, 0.5, note or "no cost or error to show", ha="center",
-                          va="center", transform=ax_c.transAxes)
-            else:
-                log = max(values.values()) > 20 * min(values.values()) if kind == "calls" \
-                    else True
-                _draw_map(ax_c, g, values, log, label,
-                          (lambda v: f"{v:.0f}") if kind == "calls" else _compact)
-                what_c = "RHS calls" if kind == "calls" else "final error"
-                ax_c.set_title("\n".join(t for t in (style.fit_lines(head, title_width),
-                                                       f"{what_c}; {_index1_note(g, kind)}",
-                                                       note) if t))
-            header = ["β \\ α"] + [f"{a:g}" for a in g["alphas"]]
-            body = []
-            for b in g["betas"]:
-                cells = []
-                for a in g["alphas"]:
-                    r = g["cells"].get((a, b))
-                    cells.append("–" if r is None else r["status"] if r["status"] != "ok"
-                                 else plot.fmt(drifts.get((a, b)), ".2e"))
-                body.append([f"{b:g}"] + cells)
-            title = f"{problem}, {case['stepper']} {case['setting']}{perturbation_text(case)}"
-            caption = f"{title}: {what} (rows β, columns α)"
-            if g["index1"] is not None:
-                caption += (f"; index1 on the same case: {g['index1']['status']}, {what} "
-                            f"{plot.fmt(drift_value(g['index1'])[0])}")
-            tables.append({"title": caption, "md": HEATMAP_DOC, "tex": None, "header": header,
-                           "rows": body})
-            text += [f"## {caption}", "", plot.markdown_table(header, body)]
-        style.finish(fig)
-        files += plot.save(fig, results_dir, f"baumgarte_heatmap_{name}")
-    write_atomic(f"{results_dir}/{HEATMAP_DOC}", "\n".join(text))
+
+        def draw(units, problem=problem, height=height):
+            fig, axes = style.grid(math.ceil(len(units) * 2 / per_row), per_row, height)
+            flat = [ax for row in axes for ax in row]
+            for i, g in enumerate(units):
+                _draw_pair(flat[2 * i], flat[2 * i + 1], g, problem, per_row)
+            style.finish(fig)
+            return fig
+
+        # A grid's two maps: one row at double width, two rows at single width.
+        per_page = pages.units_per_page(height, rows_per_unit=2 // per_row, reserve=0.1)
+        paths, _ = pages.save_pages(mine, per_page, draw, out_dir or results_dir,
+                                    f"baumgarte_heatmap_{stem}")
+        files += paths
+        for g in mine:
+            entry = _grid_table(g, problem)
+            tables.append(entry)
+            text += [f"## {entry['title']}", "", plot.markdown_table(entry["header"],
+                                                                      entry["rows"])]
+    write_atomic(f"{out_dir or results_dir}/{HEATMAP_DOC}", "\n".join(text))
     return result("baumgarte_heatmaps", "Baumgarte gain study",
                   "Per problem, stepper setting and initial perturbation, two maps over the "
                   "(α, β) grid of the baumgarte runs: the constraint drift (log colour scale, "
@@ -354,7 +377,9 @@ CASE_MARKERS = ["o", "s", "^", "D", "v", "P"]
 
 
 @style.figure_function
-def impulse(rows, results_dir):
+def impulse(rows, results_dir, out_dir=None):
+    """Constraint error after an initial perturbation against the closed-form impulse and free
+    responses, a panel per response and damping regime (at most two rows of panels)."""
     perturbed = [r for r in rows if r["method"] == "baumgarte"
                  and (r["perturbation_position"] or r["perturbation_velocity"])]
     if not perturbed:
@@ -426,7 +451,7 @@ def impulse(rows, results_dir):
         ax.grid(True, alpha=0.3)
         plot.number_legend(ax, deviations, "deviation", filled=False)
     style.finish(fig, entries)
-    files = plot.save(fig, results_dir, "impulse_response")
+    files = plot.save(fig, out_dir or results_dir, "impulse_response")
     table = []
     for c in cases:
         r = c["row"]
@@ -434,7 +459,7 @@ def impulse(rows, results_dir):
                       c["kind"], f"{r['stepper']} {r['setting']}", str(c["rows"]),
                       plot.fmt(c["deviation"]), plot.fmt(c["worst"]),
                       plot.fmt(c["rate_deviation"])])
-    write_atomic(f"{results_dir}/{IMPULSE_DOC}",
+    write_atomic(f"{out_dir or results_dir}/{IMPULSE_DOC}",
                  "Maximum over the samples of |simulated − analytic| / max |analytic| of the "
                  "normalized constraint error (Φ_i/w for a velocity impulse, Φ_i/p for a "
                  "position offset), and of ψ_0 against the analytic rate.\n\n"
