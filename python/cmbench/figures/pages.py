@@ -42,10 +42,11 @@ def balanced(count, per_page):
     return math.ceil(count / math.ceil(count / per_page))
 
 
-def split(units, per_page, draw):
+def split(units, per_page, draw, discard=None):
     """Figures of the units, as many units on each as fit a page: draw(units of one page) returns
     a finished figure (legend laid out, not saved); pages are balanced (balanced), and a page
-    taller than MAX_HEIGHT is drawn again with one unit fewer. Returns [(figure, its units)] in order."""
+    taller than MAX_HEIGHT is drawn again with one unit fewer (the taller one handed to
+    discard, by default closed). Returns [(figure, its units)] in order."""
     units = list(units)
     per_page = balanced(len(units), per_page)
     out, start = [], 0
@@ -55,7 +56,7 @@ def split(units, per_page, draw):
             fig = draw(units[start:start + count])
             if count == 1 or not too_tall(fig):
                 break
-            style.pyplot().close(fig)
+            (discard or style.pyplot().close)(fig)
             count -= 1
         out.append((fig, units[start:start + count]))
         per_page = count  # later pages are alike: start from what fitted
