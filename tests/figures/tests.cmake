@@ -8,3 +8,20 @@ add_test(NAME figures_print_size_fonts_units_and_legends
                  ${PROJECT_SOURCE_DIR})
 # The Python of this folder is clean under pyflakes3 too.
 add_test(NAME figures_tests_pass_pyflakes COMMAND pyflakes3 ${CMAKE_CURRENT_SOURCE_DIR}/figures)
+# The report's pages (no figure taller than 9 in, over generated result sets), filter (unknown ids:
+# exit 2 naming the valid ones), fits (a slope only through >= 3 sizes of one family) and one unit
+# per work-precision panel (issue 28).
+add_test(NAME report_pages_filters_fits_and_units
+         COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${PROJECT_SOURCE_DIR}/python
+                 CMB_SOURCE_DIR=${PROJECT_SOURCE_DIR}
+                 /usr/bin/python3 -m pytest -q -p no:cacheprovider
+                 ${CMAKE_CURRENT_SOURCE_DIR}/figures/test_report_options.py
+         WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+# The example notebook runs from campaign to figure against the built module (nbclient).
+add_test(NAME example_notebook_runs
+         COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${PROJECT_BINARY_DIR}/python
+                 CMBENCH=$<TARGET_FILE:cmbench> CMB_SOURCE_DIR=${PROJECT_SOURCE_DIR}
+                 /usr/bin/python3 -m pytest -q -p no:cacheprovider
+                 ${CMAKE_CURRENT_SOURCE_DIR}/figures/test_notebook.py
+         WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+set_tests_properties(example_notebook_runs PROPERTIES PROCESSORS 2)
