@@ -138,18 +138,22 @@ def _name(section, id_):
 
 
 def method(id_):
+    """The display name of a method id (the id itself when unknown)."""
     return _name("methods", id_)
 
 
 def problem(id_):
+    """The display name of a problem id (the id itself when unknown)."""
     return _name("problems", id_)
 
 
 def stepper(id_):
+    """The display name of a stepper id (the id itself when unknown)."""
     return _name("steppers", id_)
 
 
 def param(name):
+    """The display name of a parameter (α for alpha; the name itself when unknown)."""
     return _name("params", name)
 
 

@@ -32,6 +32,7 @@ def style_for(method, stepper, steppers):
 
 
 def pyplot():
+    """matplotlib.pyplot with the non-interactive Agg backend (cmbench.style.pyplot)."""
     return style.pyplot()
 
 
@@ -297,6 +298,7 @@ def grey_style(method):
 
 
 def null_formatter():
+    """A tick formatter that writes no label (for minor ticks)."""
     from matplotlib.ticker import NullFormatter
     return NullFormatter()
 
@@ -328,6 +330,7 @@ def loglog_fit(x, y):
 
 
 def fmt(value, spec=".2e"):
+    """A number formatted by spec, or '–' for None (table cells)."""
     return "–" if value is None else format(value, spec)
 
 
@@ -349,6 +352,7 @@ def tex_escape(text):
 
 
 def markdown_table(header, rows):
+    """A Markdown table of header and rows (cells as text, '|' escaped)."""
     def cell(c):
         return str(c).replace("|", "\\|")
     lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
@@ -358,6 +362,7 @@ def markdown_table(header, rows):
 
 
 def booktabs_table(header, rows, align=None):
+    """A LaTeX booktabs tabular of header and rows (cells escaped by tex_escape)."""
     align = align or "l" * len(header)
     lines = [r"\begin{tabular}{" + align + "}", r"\toprule",
              " & ".join(tex_escape(h) for h in header) + r" \\", r"\midrule"]

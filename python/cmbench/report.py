@@ -130,6 +130,7 @@ def parse_filters(problems=None, methods=None, steppers=None, filter_args=()):
 # | ("table", header, rows) | ("list", [text])
 
 def markdown(blocks):
+    """The report's blocks as Markdown text."""
     out = []
     for block in blocks:
         kind = block[0]
@@ -161,6 +162,7 @@ figcaption{font-size:0.9em;color:#444}code{font-size:0.9em}"""
 
 
 def render_html(blocks, title):
+    """The report's blocks as a self-contained HTML page (inline CSS, no scripts)."""
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
            f"<title>{html.escape(title)}</title>", f"<style>{STYLE}</style>", "</head>", "<body>"]
     for block in blocks:
@@ -199,6 +201,7 @@ def run_counts(rows):
 
 
 def context_blocks(doc, rows):
+    """The context block: build, machine, libraries, date, run counts, the campaign's filter and shard."""
     ctx = doc.get("context") or {}
     libs = ", ".join(f"{k} {v}" for k, v in sorted((ctx.get("libraries") or {}).items()))
     build = (f"build: `{ctx.get('git_sha')}` ({ctx.get('build_type')}, {ctx.get('compiler')}, "
@@ -221,6 +224,7 @@ def context_blocks(doc, rows):
 
 
 def table_blocks(entry, level=3):
+    """A table entry (title, header, rows, its files) as report blocks."""
     blocks = [("h", level, entry["title"]), ("table", entry["header"], entry["rows"])]
     links = [(entry["md"], entry["md"])]
     if entry.get("tex"):
@@ -421,6 +425,7 @@ def parse_args(argv):
 
 
 def main(argv=None):
+    """The command line (python3 -m cmbench.report ...); returns the exit status."""
     opts = parse_args(sys.argv[1:] if argv is None else argv)
     warnings.showwarning = print_warning
     return files.exit_status(PROG, _report, opts)

@@ -43,6 +43,7 @@ WORK_MEASURES = ("time", "rhs")
 
 
 def work_measure():
+    """What the work-precision diagrams measure work in: 'time' or 'rhs' (measuring())."""
     return _state["work"]
 
 
@@ -80,6 +81,7 @@ def using(width_name_):
 
 
 def width_name():
+    """The current figure width's name: 'single' or 'double'."""
     return _state["width"]
 
 
@@ -111,6 +113,7 @@ def rc():
 
 
 def pyplot():
+    """matplotlib.pyplot with the non-interactive Agg backend."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -182,6 +185,7 @@ def stable_hash(text):
 
 
 def unknown_style(method):
+    """The style of a method not in METHOD_STYLE: colour, marker and line style from a stable hash of its id."""
     h = stable_hash(method)
     return {"color": SECONDARY_COLORS[h % len(SECONDARY_COLORS)],
             "marker": SECONDARY_MARKERS[(h // len(SECONDARY_COLORS)) % len(SECONDARY_MARKERS)],
@@ -383,6 +387,7 @@ def panel_width(fig, ax):
 
 
 def legend_handle(style, kind="both"):
+    """A legend handle (Line2D) of a style: line and marker ('both'), the line only ('line') or the marker only ('marker')."""
     from matplotlib.lines import Line2D
     keep = {k: v for k, v in style.items() if k in ("color", "marker", "linestyle",
                                                        "linewidth", "markersize",

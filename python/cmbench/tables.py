@@ -58,6 +58,7 @@ def drift_energy_table(rows):
 
 
 def write(results_dir, name, text):
+    """Writes text to results_dir/name, whole or not at all (write_atomic)."""
     write_atomic(os.path.join(results_dir, name), text)
 
 

@@ -29,10 +29,12 @@ def gains(row):
 
 
 def slug(text):
+    """text as a file-name part: letters, digits and underscores."""
     return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")
 
 
 def perturbation_text(row):
+    """', p=0.001, w=0, reject': a run's initial perturbation and assembly option (empty without a perturbation)."""
     if row["perturbation_position"] is None and row["perturbation_velocity"] is None:
         return ""
     return (f", p={row['perturbation_position'] or 0:g}, w={row['perturbation_velocity'] or 0:g}"
@@ -288,6 +290,7 @@ def heatmaps(rows, results_dir, out_dir=None):
 # --- impulse response -------------------------------------------------------------------------
 
 def regime(alpha, beta):
+    """The damping regime of Φ̈ + 2αΦ̇ + β²Φ = 0: under-, critically or overdamped."""
     if math.isclose(alpha, beta, rel_tol=1e-12, abs_tol=1e-300):
         return "critical"
     return "underdamped" if alpha < beta else "overdamped"

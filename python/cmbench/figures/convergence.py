@@ -111,6 +111,7 @@ def slope_spread(points):
 
 
 def format_slopes(slopes):
+    """Slopes as text, two decimals each, comma-separated."""
     return ", ".join(f"{s:.2f}" for s in slopes)
 
 
