@@ -17,10 +17,10 @@ with style.context():
     for ax, stepper in zip(axes, steppers):
         for method, line in runs[runs.stepper == stepper].groupby("method"):
             line = line.sort_values("tol", ascending=False)
-            ax.loglog(line.time_min * 1e3, line.final_error, label=names.method(method),
+            ax.loglog(line.time * 1e3, line.final_error, label=names.method(method),
                       **style.method_style(method))
         ax.set_title(names.stepper(stepper))
-        ax.set_xlabel("run time [ms]")
+        ax.set_xlabel("CPU time [ms]")
     axes[0].set_ylabel("final error " + names.bracket(names.error_unit("andrews_squeezer")))
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=4, bbox_to_anchor=(0.5, -0.22))

@@ -104,19 +104,22 @@ def test_load_of_the_committed_default_results_and_the_cheapest_configuration():
     assert len(frame) == len(records) == 795  # 8 × 9 × 10 − 6 method runs, 3 × 3 × 9 integrator runs
     # The three lines of docs/python.md ...
     ok = frame[(frame.status == "ok") & (frame.final_error <= 1e-6)]
-    cheapest = ok.loc[ok.groupby("problem").time_min.idxmin()]
-    table = cheapest[["problem", "method", "stepper", "tol", "dt", "time_min"]]
-    # ... against the same question asked of the records directly.
+    cheapest = ok.loc[ok.groupby("problem").time.idxmin()]
+    table = cheapest[["problem", "method", "stepper", "tol", "dt", "time"]]
+    # ... against the same question asked of the records directly: `time` is the CPU minimum,
+    # the wall minimum where a record has no CPU time.
     best = {}
     for r in records:
         error = ((r.get("metrics") or {}).get("error") or {}).get("final_abs_max")
         if r["status"] != "ok" or error is None or error > 1e-6:
             continue
-        p, t = r["problem"]["id"], r["timing"]["min_s"]
+        timing = r["timing"]
+        p = r["problem"]["id"]
+        t = timing.get("cpu_min_s") if timing.get("cpu_min_s") is not None else timing["min_s"]
         if t is not None and (p not in best or t < best[p][1]):
             best[p] = (r["key"], t)
     assert dict(zip(table.problem, cheapest.key)) == {p: k for p, (k, _) in best.items()}
-    assert all(math.isfinite(t) for t in table.time_min)
+    assert all(math.isfinite(t) for t in table.time)
 
 
 # Values JSON cannot carry, placed anywhere in a call's arguments: each call raises InputError

@@ -10,7 +10,7 @@ import os
 import sys
 
 from . import ROOT
-from .. import api, names, style
+from .. import api, names, plot, style
 from ..files import exit_status, save_figure
 
 DEFAULT_RESULTS = os.path.join(ROOT, "results", "default", "2026-11-27_24879888e99b")
@@ -19,20 +19,19 @@ PROBLEM, STEPPER = "andrews_squeezer", "dopri5"
 
 
 def draw(frame):
-    """The figure for a DataFrame of `results.load`: run time against final error, log-log."""
-    runs = frame[(frame.problem == PROBLEM) & (frame.stepper == STEPPER) & (frame.status == "ok")]
+    """The figure for a DataFrame of `cmbench.load`: cmbench.plot.work_precision on one panel."""
+    runs = frame[(frame.problem == PROBLEM) & (frame.stepper == STEPPER)]
     plt = style.pyplot()
     style.use("single")
     with style.context():
         fig, ax = plt.subplots(figsize=(style.width(), 2.0))
-        for method, line in runs.groupby("method"):
-            line = line.sort_values("tol", ascending=False)
-            ax.loglog(line.final_error, line.time_min * 1e3, label=names.method(method),
-                      **style.method_style(method))
-        ax.set_xlabel("final error" + names.bracket(names.error_unit(PROBLEM)))
-        ax.set_ylabel("run time [ms]")
+        plot.work_precision(runs, ax=ax)
         ax.set_title(f"{names.problem(PROBLEM)}, {names.stepper(STEPPER)}")
-        ax.legend(ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.28), frameon=False)
+        # The legend below the panel, in two columns: a single-column figure has no room beside.
+        legend = ax.get_legend()
+        handles = getattr(legend, "legend_handles", None) or legend.legendHandles
+        ax.legend(handles, [text.get_text() for text in legend.get_texts()], ncol=2,
+                  loc="upper center", bbox_to_anchor=(0.5, -0.28), frameon=False)
     return fig
 
 
