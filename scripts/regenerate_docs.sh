@@ -2,8 +2,8 @@
 # Rewrites every generated page and table after an entry was added or changed: the method,
 # problem and integrator pages (docs/<kind>/<id>.md) from the source headers, the capability
 # table of docs/methods.md and the README's table of entries from the catalog of the built
-# executable, the bad-input page and the JSON schema page. The ctests named *_is_current /
-# docs_pages_are_current check the same things; this is the one command that makes them pass.
+# executable, the bad-input page, the JSON schema page and the Python API page. The ctests named
+# *_is_current / docs_pages_are_current check the same things; this command makes them pass.
 # Usage: scripts/regenerate_docs.sh [CMBENCH]   (default: build/cmbench, built first if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,4 +16,5 @@ run cmbench.docs.catalog_table --cmbench "$cmbench" --write
 run cmbench.docs.bad_input_table "$cmbench" --write
 run cmbench.docs.schema_page --write
 run cmbench.docs.settings_table --write
+run cmbench.docs.api_page --write
 echo "regenerate_docs: pages and tables written; review them with git diff"
