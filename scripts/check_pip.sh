@@ -34,14 +34,18 @@ assert cmbench.__file__.startswith(sys.prefix), cmbench.__file__" && \
   --repeat 1 >/dev/null
 "$venv/bin/cmbench-report" "$work/smoke-python" --quiet >/dev/null
 test -s "$work/smoke-python/report.html"
+# The notebook in a kernel of the environment (Debian's kernel "python3" would run
+# /usr/bin/python3), without PYTHONPATH, its first cell checking where cmbench comes from.
 notebook="$root/examples/notebook/first_campaign.ipynb"
-if [ -f "$notebook" ]; then
-  (cd "$work" && CMB_SOURCE_DIR="$root" "$venv/bin/python" - "$notebook" <<'PY'
+"$venv/bin/python" -m ipykernel install --sys-prefix --name cmbench-venv >/dev/null 2>&1
+(cd "$work" && env -u PYTHONPATH -u CMBENCH_PYTHONPATH TMPDIR="$work" \
+  JUPYTER_PATH="$venv/share/jupyter" "$venv/bin/python" - "$notebook" <<'PY'
 import sys
 import nbclient, nbformat
 notebook = nbformat.read(sys.argv[1], as_version=4)
-nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3").execute()
+check = "import cmbench, sys\nassert cmbench.__file__.startswith(sys.prefix), cmbench.__file__"
+notebook.cells.insert(0, nbformat.v4.new_code_cell(check))
+nbclient.NotebookClient(notebook, timeout=600, kernel_name="cmbench-venv").execute()
 PY
-  ) || { echo "check_pip: the example notebook failed in the installed environment"; exit 1; }
-fi
+) || { echo "check_pip: the example notebook failed in the installed environment"; exit 1; }
 echo "check_pip: installed into a fresh venv; README example, entry points and notebook ran"

@@ -113,9 +113,16 @@ def rc():
 
 
 def pyplot():
-    """matplotlib.pyplot with the non-interactive Agg backend."""
+    """matplotlib.pyplot, with the non-interactive Agg backend unless a backend is already in
+    use or asked for: a notebook (IPython, MPLBACKEND) keeps its inline figures, and a program
+    that imported pyplot keeps its choice."""
+    import sys
+
     import matplotlib
-    matplotlib.use("Agg")
+    chosen = ("matplotlib.pyplot" in sys.modules or "IPython" in sys.modules
+              or os.environ.get("MPLBACKEND"))
+    if not chosen:
+        matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     return plt
 
