@@ -3,10 +3,12 @@ Python running the install and the `cmbench` executable, and setuptools packages
 pure-Python package python/cmbench.
 
 The CMake build directory is ./build, the one scripts/build.sh and scripts/main.sh use, so an
-install after the README's main command rebuilds only what the running Python changes.
-Environment: CMB_BUILD_DIR (another build directory), CMB_BUILD_JOBS (parallel jobs, default 2),
-CMB_CMAKE_ARGS (extra configure arguments, split on spaces).
+install after the README's main command rebuilds nothing; for another Python than the one
+./build is configured for it is build/pip-<interpreter>. Environment: CMB_BUILD_DIR (another
+build directory), CMB_BUILD_JOBS (parallel jobs, default 2), CMB_CMAKE_ARGS (extra configure
+arguments, split on spaces; they stay in that directory's cache).
 """
+import glob
 import os
 import re
 import shutil
@@ -52,15 +54,12 @@ class BuildWithCMake(build_ext):
     package being built (the executable as cmbench/bin/cmbench, run by `cmbench`)."""
 
     def build_extension(self, ext):
-        build_dir = os.path.abspath(os.environ.get("CMB_BUILD_DIR") or os.path.join(ROOT, "build"))
-        configure = ["cmake", "-S", ROOT, "-B", build_dir, "-DCMB_PYTHON_MODULE=ON"]
-        cached = cached_python(build_dir)
-        if cached is None:
-            configure.append("-DCMAKE_BUILD_TYPE=Release")
         # The interpreter itself, not a venv's link to it: the build directory outlives venvs.
         python = os.path.realpath(sys.executable)
-        if cached is None or os.path.realpath(cached) != python:
-            configure.append(f"-DPython3_EXECUTABLE={python}")
+        build_dir = self._build_dir(python)
+        configure = ["cmake", "-S", ROOT, "-B", build_dir, "-DCMB_PYTHON_MODULE=ON"]
+        if cached_python(build_dir) is None:
+            configure += ["-DCMAKE_BUILD_TYPE=Release", f"-DPython3_EXECUTABLE={python}"]
         configure += os.environ.get("CMB_CMAKE_ARGS", "").split()
         jobs = os.environ.get("CMB_BUILD_JOBS", "2")
         self._run(configure)
@@ -73,6 +72,20 @@ class BuildWithCMake(build_ext):
         bin_dir = os.path.join(os.path.dirname(target), "bin")
         os.makedirs(bin_dir, exist_ok=True)
         shutil.copy2(os.path.join(build_dir, "cmbench"), os.path.join(bin_dir, "cmbench"))
+
+    @staticmethod
+    def _build_dir(python):
+        """CMB_BUILD_DIR, else ./build when it builds for this interpreter (or is not configured
+        yet), else build/pip-<interpreter>: a pip install never reconfigures the directory the
+        scripts and the tests use for another Python."""
+        if os.environ.get("CMB_BUILD_DIR"):
+            return os.path.abspath(os.environ["CMB_BUILD_DIR"])
+        shared = os.path.join(ROOT, "build")
+        cached = cached_python(shared)
+        if cached is None or (cached and os.path.realpath(cached) == python):
+            return shared
+        tag = re.sub(r"[^A-Za-z0-9.]+", "-", python.strip(os.sep))
+        return os.path.join(shared, "pip-" + tag)
 
     @staticmethod
     def _run(command):
@@ -88,6 +101,10 @@ class BuildWithCMake(build_ext):
         return module
 
 
+# setuptools copies the package into build/setuptools/lib.<platform> and never removes what is
+# gone from python/: start each build from an empty copy.
+for stale in glob.glob(os.path.join(ROOT, "build", "setuptools", "lib.*")):
+    shutil.rmtree(stale, ignore_errors=True)
 setup(version=project_version(), ext_modules=[CMakeModule()],
       cmdclass={"build_ext": BuildWithCMake},
       options={"build": {"build_base": os.path.join("build", "setuptools")}})

@@ -90,6 +90,10 @@ def main(argv=None):
     opts = parser.parse_args(argv)
     root = os.path.abspath(opts.root)
     out = os.path.abspath(opts.out) if opts.out else None
+    if out is None and not os.path.exists(os.path.join(root, "problems", "problems.def")):
+        # An installed package has no checkout to write into.
+        parser.error(f"{root} is not a cmbench checkout (no problems/problems.def): give --out "
+                     "DIR for a project of your own, or --root CHECKOUT")
     stale = []
     for path in opts.models:
         try:
@@ -115,7 +119,7 @@ def main(argv=None):
                 continue
             os.makedirs(os.path.dirname(target), exist_ok=True)
             write_atomic(target, text)
-            print(f"wrote {name}")
+            print(f"wrote {shown(target, root)}")
         if not opts.check and out is None:
             hint_registration(model.id, root)
     if stale:
