@@ -446,6 +446,8 @@ def work_precision(frame, ax=None, work="cpu", error="auto"):
     ax=None: a new Figure with a panel per problem case (per case × stepper when a case holds
     more than MAX_SERIES series), at the width of cmbench.style.use(). With an Axes: every
     series drawn into it (the frame must then hold errors of one unit) and its Figure returned.
+    Raises Skipped (its message says why) when the frame holds nothing to draw, e.g. no run that
+    ended ok.
     """
     from .figures import work_precision as figure
     return figure.draw(rows(frame), ax=ax, work=work, error=error)
@@ -455,7 +457,8 @@ def convergence(frame, ax=None):
     """Error against step size of the fixed-step series of a DataFrame of cmbench.load, log-log,
     with the observed order of each series that has at least three points in the asymptotic
     range (figures.convergence.fit_order). ax=None: a new Figure, a panel per problem case; with
-    an Axes: the one case the frame holds drawn into it. Returns the Figure."""
+    an Axes: the one case the frame holds drawn into it. Returns the Figure; raises Skipped when
+    the frame holds no fixed-step series to draw."""
     from .figures import convergence as figure
     return figure.draw(rows(frame), ax=ax)
 

@@ -144,7 +144,8 @@ def drawn(rows, tmp_path, width, monkeypatch=None):
 
 # --- pages ------------------------------------------------------------------------------------
 
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=5, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(n_problems=st.integers(6, len(PROBLEMS)), n_methods=st.integers(1, 3),
        n_steppers=st.integers(1, len(STEPPERS)), sizes=st.integers(1, 3),
        width=st.sampled_from(sorted(style.WIDTHS)))
@@ -176,7 +177,7 @@ def test_the_default_sized_campaign_is_split(tmp_path):
 
 @given(heights=st.lists(st.floats(0.5, 12.0), min_size=1, max_size=30),
        estimate=st.integers(1, 40))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
 def test_split_keeps_pages_under_the_bound(heights, estimate):
     class Fig:
         def __init__(self, h):

@@ -383,9 +383,7 @@ def convergence(rows, results_dir, name="convergence", out_dir=None):
         if name.startswith("convergence") else f"{name}_table.md"
     write_atomic(f"{out}/{table_name}", plot.markdown_table(header, table))
     caption = _convergence_caption(column, plan.crowded)
-    if len(page_units) > 1:
-        caption += (f" On {len(page_units)} pages of at most {pages.MAX_HEIGHT:g} in, in the "
-                    "order of the campaign's problems.")
+    caption += pages.caption(len(page_units))
     return result(name, "Observed order of convergence", caption, files,
                   [{"title": f"Observed orders ({FIT_ERRORS[column][0]})",
                     "md": table_name, "tex": None,

@@ -15,6 +15,14 @@ from .. import style
 MAX_HEIGHT = 9.0  # inches: the text height of a letter or A4 page less its margins
 
 
+def caption(page_count):
+    """The caption's sentence for a figure split into page_count pages ("" for one page)."""
+    if page_count <= 1:
+        return ""
+    return (f" On {page_count} pages of at most {MAX_HEIGHT:g} in, in the order of the "
+            "campaign's problems.")
+
+
 def units_per_page(row_height, units_per_row=1, rows_per_unit=1, reserve=0.0):
     """How many units fit on a page of MAX_HEIGHT inches whose panel rows are row_height high,
     units_per_row units to a row (or rows_per_unit rows to a unit), with `reserve` inches for

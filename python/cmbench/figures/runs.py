@@ -119,10 +119,7 @@ def _case_title(problem_label, case, stepper, width_in):
 
 
 def _pages_caption(page_units):
-    if len(page_units) <= 1:
-        return ""
-    return (f" On {len(page_units)} pages of at most {pages.MAX_HEIGHT:g} in, in the order of "
-            "the campaign's problems.")
+    return pages.caption(len(page_units))
 
 
 def _draw_drift_page(chosen, problems, cols, row_height):

@@ -297,7 +297,5 @@ def caption(faceted, crowded, mixed, work="cpu", relative=False, page_count=1):
                  "on the panel's Pareto front (no other run both faster and more accurate) are "
                  f"drawn in colour, at most {plot.MAX_SERIES} spread along the front (the title "
                  "says how many); the others are light grey.")
-    if page_count > 1:
-        text += (f" On {page_count} pages of at most {pages.MAX_HEIGHT:g} in, in the order of "
-                 "the campaign's problems.")
+    text += pages.caption(page_count)
     return text
