@@ -38,7 +38,7 @@ test -s "$work/smoke-python/report.html"
 # /usr/bin/python3), without PYTHONPATH, its first cell checking where cmbench comes from.
 notebook="$root/examples/notebook/first_campaign.ipynb"
 "$venv/bin/python" -m ipykernel install --sys-prefix --name cmbench-venv >/dev/null 2>&1
-(cd "$work" && env -u PYTHONPATH -u CMBENCH_PYTHONPATH TMPDIR="$work" \
+(cd "$work" && env -u PYTHONPATH -u CMBENCH_PYTHONPATH TMPDIR="$work" PYDEVD_DISABLE_FILE_VALIDATION=1 \
   JUPYTER_PATH="$venv/share/jupyter" "$venv/bin/python" - "$notebook" <<'PY'
 import sys
 import nbclient, nbformat
