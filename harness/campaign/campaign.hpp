@@ -50,9 +50,14 @@ int default_jobs();
 class CampaignProgress {
  public:
   virtual ~CampaignProgress() = default;
+  // Before started(), when a timing pass (CampaignOptions::serial_timing) follows the parallel
+  // one: the ok runs will be timed again then, one at a time.
+  virtual void timing_pass_follows() {}
   // The runs still to do (in the order they start) and how many run at once.
   virtual void started(const std::vector<const CampaignRun*>& pending, int jobs) = 0;
-  // A run ended with `status` after `seconds` of wall time in its worker.
+  // A run ended with `status` after `seconds` of wall time in its worker. An exception thrown
+  // here (or by timed()) stops the campaign as a stop signal does: the workers are stopped, the
+  // finished records kept for --resume, and the exception goes on to the caller.
   virtual void finished(const CampaignRun& run, const std::string& status, double seconds) = 0;
   virtual void ended() = 0;  // after the last run, or before a stop
   // The timing pass (CampaignOptions::serial_timing) timed `run`, the done-th of `total`.

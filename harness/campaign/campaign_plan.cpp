@@ -195,25 +195,29 @@ std::vector<const CampaignRun*> select_runs(const Campaign& campaign,
   return selected;
 }
 
-// The order the workers take the runs in: one run of each kind (problem case × method × stepper)
-// in turn, each kind's step sizes or tolerances in campaign order. Results and records do not
-// depend on it; the progress ETA does: it learns what every kind costs early, instead of meeting
-// the costliest methods of the last problem at the end.
-std::vector<const CampaignRun*> interleave_by_kind(const std::vector<const CampaignRun*>& pending) {
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<const CampaignRun*>> kinds;
-  for (const auto* run : pending) {
-    const RunConfig& c = run->config;
-    const std::string kind = c.problem + c.problem_params.dump() + "/" + c.formulation_id() +
-                             c.method_params.dump() + "/" + c.stepper_id();
-    if (!kinds.count(kind)) order.push_back(kind);
-    kinds[kind].push_back(run);
-  }
-  std::vector<const CampaignRun*> interleaved;
-  for (std::size_t round = 0; interleaved.size() < pending.size(); ++round)
-    for (const auto& kind : order)
-      if (round < kinds[kind].size()) interleaved.push_back(kinds[kind][round]);
-  return interleaved;
+// The order the workers take the runs in (and the timing pass times them in): a fixed shuffle,
+// sorted by a hash of the run key. Results and records do not depend on it; the progress ETA
+// does: at any point the finished runs are a fair sample of those left (every problem, method
+// and step size mixed), so their mean cost is an honest guess for the rest. (In campaign order
+// the costliest problems come last; one step size of each kind in turn, the finest ones last.)
+std::vector<const CampaignRun*> execution_order(const std::vector<const CampaignRun*>& runs) {
+  auto mixed_hash = [](const std::string& key) {
+    std::uint64_t h = 14695981039346656037ull;  // FNV-1a, then splitmix64's finalizer
+    for (const unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+  };
+  std::vector<std::pair<std::uint64_t, const CampaignRun*>> keyed;
+  keyed.reserve(runs.size());
+  for (const auto* run : runs) keyed.emplace_back(mixed_hash(run->key), run);
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second->key < b.second->key;
+  });
+  std::vector<const CampaignRun*> ordered;
+  ordered.reserve(runs.size());
+  for (const auto& [hash, run] : keyed) ordered.push_back(run);
+  return ordered;
 }
 
 bool is_expected_status(const std::string& status) { return status == "unsupported"; }

@@ -17,7 +17,8 @@ std::vector<const CampaignRun*> select_runs(const Campaign& campaign,
 // --out, or results/<name>/<date>_<git sha> when it is not given.
 std::string campaign_out_dir(const Campaign& campaign, const CampaignOptions& options);
 
-// The order the workers take the runs in (see the definition).
-std::vector<const CampaignRun*> interleave_by_kind(const std::vector<const CampaignRun*>& pending);
+// The order the workers take the runs in, and the timing pass too: a fixed shuffle (see the
+// definition).
+std::vector<const CampaignRun*> execution_order(const std::vector<const CampaignRun*>& runs);
 
 }  // namespace cmb

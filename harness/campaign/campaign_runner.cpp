@@ -136,8 +136,10 @@ namespace {
 // Counts the finished runs for the stop message and forwards to the reporter, if any.
 class Progress {
  public:
-  Progress(CampaignProgress* reporter, const std::vector<const CampaignRun*>& pending, int jobs)
+  Progress(CampaignProgress* reporter, const std::vector<const CampaignRun*>& pending, int jobs,
+           bool timing_pass)
       : reporter_(reporter), total_(pending.size()) {
+    if (reporter_ && timing_pass) reporter_->timing_pass_follows();
     if (reporter_) reporter_->started(pending, jobs);
   }
   void finished(const CampaignRun& run, const std::string& status, double seconds) {
@@ -208,7 +210,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // could not write.
 std::size_t run_pool(const std::vector<const CampaignRun*>& pending, const fs::path& out,
                      const workers::WorkerSettings& settings, const CampaignOptions& options) {
-  Progress progress(options.progress, pending, options.jobs);
+  Progress progress(options.progress, pending, options.jobs, options.serial_timing);
   workers::Active active;
   std::size_t next = 0, internal_errors = 0;
   while (next < pending.size() || !active.empty()) {
@@ -236,7 +238,12 @@ std::size_t run_pool(const std::vector<const CampaignRun*>& pending, const fs::p
     }
     const fs::path record = out / "runs" / (worker.run->file + ".json");
     internal_errors += workers::record_ended_worker(worker, wstatus, record);
-    progress.finished(*worker.run, workers::status_in(record), seconds_since(worker.started));
+    try {
+      progress.finished(*worker.run, workers::status_in(record), seconds_since(worker.started));
+    } catch (...) {  // the reporter stops the campaign (a Python callback raised, say)
+      workers::stop_workers(active, out);
+      throw;
+    }
   }
   progress.end_line();
   return internal_errors;
@@ -259,6 +266,7 @@ void time_one_at_a_time(const std::vector<const CampaignRun*>& selected, const f
   std::vector<const CampaignRun*> waiting;
   for (const auto* run : selected)
     if (timing_pending(out / "runs" / (run->file + ".json"))) waiting.push_back(run);
+  waiting = execution_order(waiting);  // as the parallel pass: the ETA learns from a fair sample
   for (std::size_t i = 0; i < waiting.size(); ++i) {
     const CampaignRun& run = *waiting[i];
     const fs::path record = out / "runs" / (run.file + ".json");
@@ -301,7 +309,7 @@ CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& op
   check_output_dir(campaign, options, out);
   const std::string reference_cache = reference_cache_dir(campaign, options, out.string());
   check_directory_path(reference_cache, "reference cache");  // before anything is written
-  const std::vector<const CampaignRun*> pending = interleave_by_kind(runs_to_do(selected, out));
+  const std::vector<const CampaignRun*> pending = execution_order(runs_to_do(selected, out));
   // campaign.json first: a directory with runs/ but without it is refused by --resume, so a
   // campaign killed here must not leave one.
   make_directory(out);
