@@ -170,12 +170,24 @@ run.__doc__ += "\n" + textwrap.indent(settings.keyword_help(), "    ") + "\n"
 
 
 def campaign(file_or_dict, *, jobs=None, out=None, filter=None, resume=False, force=False,
-             shard=None, dry_run=False, progress=False):
+             shard=None, dry_run=False, progress="auto"):
     """Runs a campaign (a campaign file's path, or the same document as a dict) in worker
     processes, as `cmbench campaign` does, and returns {"runs", "statuses" (count by status),
     "results" (path of results.json), "summary" (the command line's last line)}. Ctrl-C stops it
     like the command line (cmbench._core.CampaignStopped, a KeyboardInterrupt; --resume, here
-    resume=True, completes it)."""
+    resume=True, completes it).
+
+    progress: "auto" (default) shows a progress bar in a Jupyter notebook and nothing elsewhere;
+    True a bar anywhere (tqdm's, when tqdm is installed; else a line now and then on standard
+    output); False or None nothing; a callable is called as progress(done, total, eta_s, info)
+    from the calling thread, at most five times a second but always at the start, for the first
+    and the last run of each pass: done of total runs of the pass info["phase"] ("runs", then "timing" when the ok runs are
+    timed one at a time after them), eta_s the whole campaign's remaining seconds (an estimate
+    from the runs finished so far; None before the first), info a dict with "phase", "key" and
+    "status" of the run just finished, "seconds" (its time), "elapsed_s", "not_ok" and
+    "unsupported" (counts so far). An exception raised by the callback stops the campaign as
+    Ctrl-C does (the finished runs are kept; resume=True completes them) and is raised again
+    here."""
     if isinstance(file_or_dict, dict):
         text, origin = _json_text(file_or_dict, _pointer), "campaign (dict)"
     else:
@@ -187,8 +199,97 @@ def campaign(file_or_dict, *, jobs=None, out=None, filter=None, resume=False, fo
     # As given: the C++ reader checks each (None: the default).
     options = {"jobs": jobs, "out": os.fspath(out) if isinstance(out, os.PathLike) else out,
                "filter": filter, "resume": resume, "force": force, "shard": shard,
-               "dry_run": dry_run, "progress": progress}
-    return json.loads(_call(lambda c: c.campaign, text, origin, _json_text(options, _keyword)))
+               "dry_run": dry_run}
+    callback = _progress_callback(progress)
+    if dry_run:  # only lists the runs
+        callback = None
+    try:
+        return json.loads(_call(lambda c: c.campaign, text, origin,
+                                _json_text(options, _keyword), callback))
+    finally:
+        if isinstance(callback, _ProgressDisplay):
+            callback.close()
+
+
+def _in_notebook():
+    """Whether this Python runs in a Jupyter kernel (IPython's ZMQ shell)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def _progress_callback(progress):
+    """The callable campaign() passes to _core for its progress= (None: silent)."""
+    if callable(progress):
+        return progress
+    if progress is None or progress is False:
+        return None
+    if isinstance(progress, str) and progress == "auto":
+        return _ProgressDisplay() if _in_notebook() else None
+    if progress is True:
+        return _ProgressDisplay()
+    raise InputError(f"progress={progress!r} (neither a callable nor 'auto'): expected true or "
+                     "false")
+
+
+def _duration(seconds):
+    """12 s, 4 min 10 s, 1 h 2 min; ? when unknown (as the command line's progress lines)."""
+    if seconds is None or seconds != seconds:
+        return "?"
+    seconds = max(0.0, seconds)
+    if seconds >= 3600:
+        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60)} min"
+    if seconds >= 120:
+        return f"{int(seconds // 60)} min {int(seconds % 60)} s"
+    return f"{seconds:.0f} s"
+
+
+def _bar_class():
+    """tqdm's notebook bar in a notebook with ipywidgets, its text bar elsewhere; None without
+    tqdm."""
+    import importlib.util
+    if importlib.util.find_spec("tqdm") is None:
+        return None
+    if _in_notebook() and importlib.util.find_spec("ipywidgets") is not None:
+        from tqdm.notebook import tqdm
+        return tqdm
+    from tqdm import tqdm
+    return tqdm
+
+
+class _ProgressDisplay:
+    """campaign(progress=True): a tqdm bar per pass (the runs, then their timing) with the
+    campaign's ETA beside it, or without tqdm a line on standard output every few seconds."""
+
+    def __init__(self):
+        self._bar_class, self._bar, self._phase, self._printed = _bar_class(), None, None, 0.0
+
+    def __call__(self, done, total, eta_s, info):
+        status = f"ETA {_duration(eta_s)}, not ok {info['not_ok']}"
+        if self._bar_class is None:
+            import time
+            if done in (0, total) or time.monotonic() - self._printed >= 5:
+                self._printed = time.monotonic()
+                print(f"campaign {info['phase']}: {done}/{total} ({status})", flush=True)
+            return
+        if info["phase"] != self._phase:
+            self.close()
+            self._phase = info["phase"]
+            self._bar = self._bar_class(
+                total=total, desc="runs" if self._phase == "runs" else "timing", unit="run",
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} "
+                           "[{elapsed}{postfix}]")
+        self._bar.set_postfix_str(status, refresh=False)
+        self._bar.update(done - self._bar.n)
+
+    def close(self):
+        """Ends the bar of the current pass."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
 
 
 # Counters that are whole numbers in every record: integer columns (nullable where missing).
