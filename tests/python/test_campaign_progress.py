@@ -101,3 +101,15 @@ def test_a_progress_that_is_no_option_is_an_input_error(tmp_path):
     with pytest.raises(cmbench.InputError, match="progress='yes'"):
         cmbench.campaign(CAMPAIGN, out=str(tmp_path / "out"), progress="yes")
     assert not os.path.exists(tmp_path / "out")
+
+
+def test_auto_draws_the_bars_in_a_notebook(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("tqdm")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(
+        f"import cmbench\ncmbench.campaign({CAMPAIGN!r}, jobs=2, out={str(tmp_path / 'nb')!r})")]
+    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3").execute()
+    shown = "".join(o.get("text", "") for o in notebook.cells[0].outputs)
+    assert "runs: 100%" in shown and "timing: 100%" in shown, shown
