@@ -180,14 +180,14 @@ def campaign(file_or_dict, *, jobs=None, out=None, filter=None, resume=False, fo
     progress: "auto" (default) shows a progress bar in a Jupyter notebook and nothing elsewhere;
     True a bar anywhere (tqdm's, when tqdm is installed; else a line now and then on standard
     output); False or None nothing; a callable is called as progress(done, total, eta_s, info)
-    from the calling thread, at most five times a second but always at the start, for the first
-    and the last run of each pass: done of total runs of the pass info["phase"] ("runs", then "timing" when the ok runs are
-    timed one at a time after them), eta_s the whole campaign's remaining seconds (an estimate
-    from the runs finished so far; None before the first), info a dict with "phase", "key" and
-    "status" of the run just finished, "seconds" (its time), "elapsed_s", "not_ok" and
-    "unsupported" (counts so far). An exception raised by the callback stops the campaign as
-    Ctrl-C does (the finished runs are kept; resume=True completes them) and is raised again
-    here."""
+    from the calling thread, at most five times a second but always at the start and for the
+    first and the last run of each pass: done of total runs of the pass info["phase"] ("runs",
+    then "timing" when the ok runs are timed one at a time after them), eta_s the whole
+    campaign's remaining seconds (an estimate from the runs finished so far; None before the
+    first), info a dict with "phase", "key" and "status" of the run just finished, "seconds"
+    (its time), "elapsed_s", "not_ok" and "unsupported" (counts so far). An exception raised by
+    the callback stops the campaign as Ctrl-C does (the finished runs are kept; resume=True
+    completes them) and is raised again here."""
     if isinstance(file_or_dict, dict):
         text, origin = _json_text(file_or_dict, _pointer), "campaign (dict)"
     else:
