@@ -334,6 +334,8 @@ def load(results_dir):
     """A result set (a campaign's output directory) as a tidy pandas DataFrame: one row per run,
     the columns of tidy_rows (docs/python.md lists them), counts as integers (pandas' nullable
     Int64, <NA> where a run has none)."""
+    from .requirements import require
+    require("cmbench.load", "pandas")
     import pandas
 
     from . import results

@@ -59,7 +59,11 @@ import time
 import traceback
 import warnings
 
-from . import files, names, plot, rerun, results, style, tables
+from .requirements import require
+
+require("the report (cmbench.report)", "numpy", "matplotlib")
+
+from . import files, names, plot, rerun, results, style, tables  # noqa: E402
 from .figures import (baumgarte as baumgarte_figures, convergence as convergence_figure,
                       runs as run_figures, work_precision as work_precision_figure)
 from .tables import write

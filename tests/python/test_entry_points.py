@@ -46,21 +46,35 @@ def hiding(tmp_path, module):
     return str(tmp_path / "shadow")
 
 
-@hypothesis_settings(max_examples=4, derandomize=True, deadline=None, database=None)
-@given(module=st.sampled_from(["numpy", "sympy"]), use=st.sampled_from(["command", "import"]))
-def test_a_missing_module_is_named_in_one_line(tmp_path_factory, module, use):
+# (module hidden, command line needing it, program importing the part needing it)
+NEEDS = [("numpy", ["-m", "cmbench.derive", "MODEL", "--check"], "import cmbench.derive"),
+         ("sympy", ["-m", "cmbench.derive", "MODEL", "--check"], "import cmbench.derive"),
+         ("matplotlib", ["-m", "cmbench.report", "RESULTS"], "import cmbench.report"),
+         ("pandas", ["-c", "import cmbench; cmbench.load('RESULTS')"],
+          "import cmbench; cmbench.load('RESULTS')")]
+
+
+@hypothesis_settings(max_examples=8, derandomize=True, deadline=None, database=None)
+@given(need=st.sampled_from(NEEDS), use=st.sampled_from(["command", "import"]))
+def test_a_missing_module_is_named_in_one_line(tmp_path_factory, need, use):
+    module, command, program = need
     path = hiding(tmp_path_factory.mktemp("missing"), module)
     env = dict(ENV, PYTHONPATH=path + os.pathsep + ENV["PYTHONPATH"])
     model = os.path.join(SOURCE, "tests", "derive", "models", "driven_knife_edge.py")
-    if use == "command":
-        out = subprocess.run(["/usr/bin/python3", "-m", "cmbench.derive", model, "--check"],
+    results = os.path.join(SOURCE, "results", "scaling")
+
+    def filled(text):
+        return text.replace("MODEL", model).replace("RESULTS", results)
+
+    if use == "command" and command[0] == "-m":
+        out = subprocess.run(["/usr/bin/python3"] + [filled(a) for a in command],
                              capture_output=True, text=True, env=env, timeout=120)
         assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
         assert out.stderr.count("\n") == 1 and out.stderr.startswith("cmbench: error: ")
     else:
-        # A program importing the package gets the exception (a ModuleNotFoundError), with the
-        # same sentence.
-        out = subprocess.run(["/usr/bin/python3", "-c", "import cmbench.derive"],
+        # A program using the package gets the exception (a ModuleNotFoundError), with the same
+        # sentence.
+        out = subprocess.run(["/usr/bin/python3", "-c", filled(program)],
                              capture_output=True, text=True, env=env, timeout=120)
         assert out.returncode == 1 and "MissingModule" in out.stderr, out.stderr
     assert f"needs the Python module {module}" in out.stderr
