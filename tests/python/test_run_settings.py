@@ -196,6 +196,8 @@ OPTION_TYPES = {"jobs": "a whole number from 1 to 4096",
 
 
 def well_typed(name, value):
+    if name == "progress":  # also None (silent), "auto" (bars in a notebook) or a function
+        return value is None or isinstance(value, bool) or value == "auto" or callable(value)
     if name == "out":
         return isinstance(value, str) and value not in ("", "-")
     if OPTION_TYPES[name] == "a string":
