@@ -5,6 +5,7 @@ Usage: PYTHONPATH=python test_generator.py   (unittest; exit 0 when every test p
 """
 import copy
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -147,6 +148,22 @@ class CommandLine(unittest.TestCase):
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), **env_changes)
         return subprocess.run([sys.executable, "-m", "cmbench.derive", *args], env=env,
                               capture_output=True, text=True)
+
+    def test_an_installed_package_without_out_is_refused(self):
+        """Outside a checkout (an installed package) there is no problems/ to write into: the
+        generator writes nothing and says to give --out."""
+        with tempfile.TemporaryDirectory() as site:
+            shutil.copytree(os.path.join(ROOT, "python", "cmbench"),
+                            os.path.join(site, "cmbench"),
+                            ignore=shutil.ignore_patterns("__pycache__", "*.so", "bin"))
+            before = sorted(os.listdir(site))
+            env = dict(os.environ, PYTHONPATH=site)
+            result = subprocess.run([sys.executable, "-m", "cmbench.derive", self.MODEL], env=env,
+                                    capture_output=True, text=True)
+            self.assertEqual(result.returncode, 2, result.stderr)
+            self.assertIn("give --out DIR", result.stderr)
+            self.assertNotIn("Traceback", result.stderr)
+            self.assertEqual(sorted(os.listdir(site)), before)
 
     def test_check_without_clang_format_compares_the_layout_free_text(self):
         """Without clang-format-14 the generator's own layout of a .cpp differs from the

@@ -84,14 +84,15 @@ def main(argv=None):
     parser.add_argument("--out", metavar="DIR",
                         help="write both files into DIR (default: problems/generated/ and "
                              "problems/)")
-    parser.add_argument("--root", metavar="DIR", default=ROOT,
+    parser.add_argument("--root", metavar="DIR", default=None,
                         help="the repository the paths are relative to (default: this cmbench "
                              "checkout)")
     opts = parser.parse_args(argv)
-    root = os.path.abspath(opts.root)
+    root = os.path.abspath(opts.root or ROOT)
     out = os.path.abspath(opts.out) if opts.out else None
-    if out is None and not os.path.exists(os.path.join(root, "problems", "problems.def")):
-        # An installed package has no checkout to write into.
+    if out is None and opts.root is None and not os.path.exists(
+            os.path.join(root, "problems", "problems.def")):
+        # An installed package has no checkout of its own to write into.
         parser.error(f"{root} is not a cmbench checkout (no problems/problems.def): give --out "
                      "DIR for a project of your own, or --root CHECKOUT")
     stale = []
