@@ -295,7 +295,7 @@ def _convergence_caption(column, crowded):
     return caption
 
 
-class Plan:
+class Plan(pages.PanelPages):
     """What the pages of one convergence figure share: the fits, the panels, styles, legend
     entries and geometry."""
 
@@ -323,24 +323,6 @@ class Plan:
     def _title_lines(self, panel, column_width):
         note = _named_fits(panel)[1]
         return plot.display_title(panel, column_width - 0.55).count("\n") + 1 + bool(note)
-
-    def units(self):
-        """What stays together on a page: a case (a grid row) or a panel (flowing)."""
-        if self.geometry["kind"] == "grid":
-            return list(dict.fromkeys(p["case"] for p in self.panels))
-        return list(range(len(self.panels)))
-
-    def per_page(self):
-        """Units per page (an estimate that pages.split corrects)."""
-        per_row = 1 if self.geometry["kind"] == "grid" else self.geometry["cols"]
-        return pages.units_per_page(self.geometry["row_height"], per_row,
-                                    reserve=style.legend_height(self.entries) + 0.1)
-
-    def page(self, units):
-        """The panels of a page's units."""
-        if self.geometry["kind"] == "grid":
-            return [p for p in self.panels if p["case"] in units]
-        return [self.panels[i] for i in units]
 
     def draw(self, panels):
         """A finished figure of these panels."""

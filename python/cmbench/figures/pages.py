@@ -80,3 +80,25 @@ def save_pages(units, per_page, draw, out_dir, name):
     for (fig, _), page_name in zip(pages, page_names(name, len(pages))):
         paths += style.save(fig, out_dir, page_name)
     return paths, [units for _, units in pages]
+
+class PanelPages:
+    """How a figure plan with `panels`, `geometry` (plot.facet_geometry's) and legend `entries`
+    splits into pages: the units kept together, how many fit a page, a page's panels."""
+
+    def units(self):
+        """What stays together on a page: a case (a grid row) or a panel (flowing)."""
+        if self.geometry["kind"] == "grid":
+            return list(dict.fromkeys(p["case"] for p in self.panels))
+        return list(range(len(self.panels)))
+
+    def per_page(self):
+        """Units per page (an estimate that pages.split corrects)."""
+        per_row = 1 if self.geometry["kind"] == "grid" else self.geometry["cols"]
+        return units_per_page(self.geometry["row_height"], per_row,
+                                    reserve=style.legend_height(self.entries) + 0.1)
+
+    def page(self, units):
+        """The panels of a page's units."""
+        if self.geometry["kind"] == "grid":
+            return [p for p in self.panels if p["case"] in units]
+        return [self.panels[i] for i in units]

@@ -104,7 +104,7 @@ def _draw_panel(ax, panel, pts, styles, title):
     ax.grid(True, which="major", alpha=0.3)
 
 
-class Plan:
+class Plan(pages.PanelPages):
     """Everything the pages of one work-precision figure share: the series with points, the
     panels (plot.facet_panels), each panel's error column and label, the styles and legend
     entries, and the panel geometry (plot.facet_geometry)."""
@@ -141,24 +141,6 @@ class Plan:
         note = named_series(panel, self.points)[1]
         title = plot.display_title(panel, column_width - 0.55)
         return title.count("\n") + 1 + (1 if note else 0)
-
-    def units(self):
-        """What stays together on a page: a case (a grid row) or a panel (flowing)."""
-        if self.geometry["kind"] == "grid":
-            return list(dict.fromkeys(p["case"] for p in self.panels))
-        return list(range(len(self.panels)))
-
-    def per_page(self):
-        """Units per page (an estimate that pages.split corrects)."""
-        per_row = 1 if self.geometry["kind"] == "grid" else self.geometry["cols"]
-        return pages.units_per_page(self.geometry["row_height"], per_row,
-                                    reserve=style.legend_height(self.entries) + 0.1)
-
-    def page(self, units):
-        """The panels of a page's units."""
-        if self.geometry["kind"] == "grid":
-            return [p for p in self.panels if p["case"] in units]
-        return [self.panels[i] for i in units]
 
 
 def _draw_page(plan, panels, geometry=None):
