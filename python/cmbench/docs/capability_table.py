@@ -56,17 +56,23 @@ def main():
     mode.add_argument("--write", action="store_true", help="rewrite the table in docs/methods.md")
     mode.add_argument("--check", action="store_true", help="exit 1 when the table is stale")
     opts = parser.parse_args()
-    with open(DOC, encoding="utf-8") as f:
-        before, current, after = split(f.read())
-    wanted = table(opts.cmbench)
-    if opts.check:
+    return update(DOC, OPEN, table(opts.cmbench), opts.check,
+                  "docs/methods.md: the capability table", "cmbench.docs.capability_table")
+
+
+def update(doc, open_marker, wanted, check, what, module):
+    """Writes the table lines `wanted` between open_marker and CLOSE in doc, or with check
+    returns 1 (naming `what` and the command that rewrites it) when they differ; else 0."""
+    with open(doc, encoding="utf-8") as f:
+        before, current, after = split(f.read(), open_marker)
+    if check:
         if current == wanted:
             return 0
-        print("docs/methods.md: the capability table differs from the catalog; run\n"
-              "  PYTHONPATH=python python3 -m cmbench.docs.capability_table --write\n"
+        print(f"{what} differs from the catalog; run\n"
+              f"  PYTHONPATH=python python3 -m {module} --write\n"
               "wanted:\n" + "\n".join(wanted), file=sys.stderr)
         return 1
-    write_atomic(DOC, "\n".join(before + [""] + wanted + [""] + after))
+    write_atomic(doc, "\n".join(before + [""] + wanted + [""] + after))
     return 0
 
 

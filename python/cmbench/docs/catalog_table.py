@@ -13,8 +13,8 @@ import subprocess
 import sys
 
 from . import ROOT
-from .capability_table import split
-from ..files import exit_status, write_atomic
+from .capability_table import update
+from ..files import exit_status
 
 DOC = os.path.join(ROOT, "README.md")
 OPEN = "<!--catalog:inside-->"
@@ -53,18 +53,8 @@ def main(argv=None):
     mode.add_argument("--write", action="store_true", help="rewrite the table in README.md")
     mode.add_argument("--check", action="store_true", help="exit 1 when the table is stale")
     opts = parser.parse_args(argv)
-    with open(DOC, encoding="utf-8") as f:
-        before, current, after = split(f.read(), OPEN)
-    wanted = table(opts.cmbench)
-    if opts.check:
-        if current == wanted:
-            return 0
-        print("README.md: the table of what is inside differs from the catalog; run\n"
-              "  PYTHONPATH=python python3 -m cmbench.docs.catalog_table --write\n"
-              "wanted:\n" + "\n".join(wanted), file=sys.stderr)
-        return 1
-    write_atomic(DOC, "\n".join(before + [""] + wanted + [""] + after))
-    return 0
+    return update(DOC, OPEN, table(opts.cmbench), opts.check,
+                  "README.md: the table of what is inside", "cmbench.docs.catalog_table")
 
 
 if __name__ == "__main__":
