@@ -56,8 +56,20 @@ json capabilities_json(const Capabilities& c) {
                                           : json()}};
 }
 
+// The name figures and tables use: the entry's own, else its id.
+std::string display_name(const std::string& name, const std::string& id) {
+  return name.empty() ? id : name;
+}
+
+json units_json(const ProblemUnits& u) {
+  json outputs = json::object();
+  for (const auto& [name, unit] : u.outputs) outputs[name] = unit;
+  return {{"outputs", outputs}, {"holonomic", u.holonomic}, {"nonholonomic", u.nonholonomic}};
+}
+
 json method_json(const MethodEntry& e) {
   return {{"id", e.id},
+          {"display_name", display_name(e.display_name, e.id)},
           {"summary", e.summary},
           {"capabilities", capabilities_json(e.capabilities)},
           {"params", params_json(e.params)}};
@@ -65,6 +77,7 @@ json method_json(const MethodEntry& e) {
 
 json integrator_json(const IntegratorEntry& e) {
   return {{"id", e.id},
+          {"display_name", display_name(e.display_name, e.id)},
           {"summary", e.summary},
           {"kind", e.kind == StepperKind::fixed ? "fixed" : "adaptive"},
           {"order", e.order ? json(e.order) : json()},
@@ -90,8 +103,11 @@ json catalog_json(const std::string& what) {
   if (what.empty() || what == "problems") {
     doc["problems"] = json::array();
     for (const auto& e : problem_registry())
-      doc["problems"].push_back(
-          {{"id", e.id}, {"summary", e.summary}, {"params", params_json(e.params)}});
+      doc["problems"].push_back({{"id", e.id},
+                                 {"display_name", display_name(e.display_name, e.id)},
+                                 {"summary", e.summary},
+                                 {"units", units_json(e.units)},
+                                 {"params", params_json(e.params)}});
   }
   if (what.empty() || what == "methods") {
     doc["methods"] = json::array();
@@ -105,6 +121,7 @@ json catalog_json(const std::string& what) {
     doc["steppers"] = json::array();
     for (const auto& s : stepper_list())
       doc["steppers"].push_back({{"id", s.id},
+                                 {"display_name", display_name(s.display_name, s.id)},
                                  {"kind", s.kind == StepperKind::fixed ? "fixed" : "adaptive"},
                                  {"order", s.order ? json(s.order) : json()},
                                  {"summary", s.summary}});

@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/integration.hpp"
@@ -22,6 +23,7 @@ namespace cmb {
 /// A method's catalog entry, returned by the function CMB_DEFINE_METHOD(id) defines.
 struct MethodEntry {
   std::string id;                 ///< the method's id (is_valid_entry_id), as in methods.def
+  std::string display_name;       ///< how figures and tables name it ("Udwadia–Kalaba")
   std::string summary;            ///< one line for `cmbench list`
   Capabilities capabilities;      ///< what it handles beyond holonomic full-rank rows
   std::vector<ParamSpec> params;  ///< every parameter it accepts
@@ -36,10 +38,21 @@ inline bool is_valid_entry_id(const std::string& id) {
   return true;
 }
 
+/// The units figures label a problem's axes with: of each scored output, and of its constraint
+/// rows (the velocity residual ψ = J v − ν of a holonomic row has the row's unit per second).
+struct ProblemUnits {
+  /// (output name, unit) for every output the problem scores, e.g. {"x", "m"}
+  std::vector<std::pair<std::string, std::string>> outputs;
+  std::vector<std::string> holonomic;     ///< the units of its rows Φ ("m", "rad", "1"), if any
+  std::vector<std::string> nonholonomic;  ///< of its rows A_nh v − c (velocities), if any
+};
+
 /// A problem's catalog entry, returned by the function CMB_DEFINE_PROBLEM(id) defines.
 struct ProblemEntry {
   std::string id;                 ///< the problem's id, as in problems.def
+  std::string display_name;       ///< how figures and tables name it ("Andrews' squeezer")
   std::string summary;            ///< one line for `cmbench list`
+  ProblemUnits units;             ///< units of its outputs and constraint rows
   std::vector<ParamSpec> params;  ///< every parameter it accepts
   std::function<std::unique_ptr<Problem>(const Params&)> make;  ///< builds it from parsed params
 };
@@ -48,6 +61,7 @@ struct ProblemEntry {
 /// order (0: variable) describe the "dae" stepper of its runs.
 struct IntegratorEntry {
   std::string id;                         ///< the integrator's id, as in integrators.def
+  std::string display_name;               ///< how figures and tables name it ("IDA (BDF)")
   std::string summary;                    ///< one line for `cmbench list`
   StepperKind kind = StepperKind::fixed;  ///< fixed step (dt) or adaptive (tol)
   int order = 0;                          ///< the scheme's order; 0: variable

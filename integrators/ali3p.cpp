@@ -320,6 +320,7 @@ class Ali3p : public Integrator {
 CMB_DEFINE_INTEGRATOR(ali3p) {
   cmb::IntegratorEntry entry;
   entry.id = "ali3p";
+  entry.display_name = "ALI3-P";
   entry.summary =
       "index-3 augmented Lagrangian + mass-orthogonal projections (ALI3-P), trapezoidal rule";
   entry.kind = cmb::StepperKind::fixed;

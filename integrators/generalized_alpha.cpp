@@ -322,6 +322,7 @@ class GeneralizedAlpha : public Integrator {
 CMB_DEFINE_INTEGRATOR(generalized_alpha) {
   cmb::IntegratorEntry entry;
   entry.id = "generalized_alpha";
+  entry.display_name = "Generalized-α";
   entry.summary = "index-3 generalized-alpha (Arnold & Bruls), Newton on (q, lambda), fixed step";
   entry.kind = cmb::StepperKind::fixed;
   entry.order = 2;

@@ -222,6 +222,7 @@ CMB_DEFINE_INTEGRATOR(ida) {
   using cmb::ParamSpec;
   cmb::IntegratorEntry entry;
   entry.id = "ida";
+  entry.display_name = "IDA (BDF)";
   entry.summary =
       "SUNDIALS IDA: variable-order variable-step BDF on the GGL (index 2) or "
       "index-1 equations";

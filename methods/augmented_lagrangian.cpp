@@ -279,6 +279,7 @@ class AugmentedLagrangian : public AccelerationMethod {
 CMB_DEFINE_METHOD(augmented_lagrangian) {
   cmb::MethodEntry entry;
   entry.id = "augmented_lagrangian";
+  entry.display_name = "Augmented Lagrangian";
   entry.summary = "penalty (M + alpha_p J^T J) with augmented-Lagrangian iterations on lambda";
   entry.capabilities.redundant = true;
   entry.capabilities.singular = true;

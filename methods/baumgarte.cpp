@@ -20,6 +20,7 @@
 CMB_DEFINE_METHOD(baumgarte) {
   cmb::MethodEntry entry;
   entry.id = "baumgarte";
+  entry.display_name = "Baumgarte";
   entry.summary = "Baumgarte stabilization: gamma - 2*alpha*psi - beta^2*Phi, then the KKT solve";
   entry.capabilities.nonholonomic = true;
   entry.params = cmb::baumgarte_param_specs(10.0);

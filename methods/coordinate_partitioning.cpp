@@ -271,6 +271,7 @@ bool CoordinatePartitioning::post_step(double t, VecRef x) {
 CMB_DEFINE_METHOD(coordinate_partitioning) {
   cmb::MethodEntry entry;
   entry.id = "coordinate_partitioning";
+  entry.display_name = "Coordinate partitioning";
   entry.summary = "independent coordinates, R = [-Phi_z^-1 Phi_i; E], Newton for dependent ones";
   entry.capabilities.drift_free = true;
   cmb::ParamSpec independent;

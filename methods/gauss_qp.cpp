@@ -314,6 +314,7 @@ class GaussQp : public AccelerationMethod {
 CMB_DEFINE_METHOD(gauss_qp) {
   cmb::MethodEntry entry;
   entry.id = "gauss_qp";
+  entry.display_name = "Gauss QP";
   entry.summary =
       "Gauss's principle as a QP: exact equality fast path, priority levels, "
       "unilateral rows via ALGLIB, MuJoCo-style softness";

@@ -23,6 +23,7 @@
 CMB_DEFINE_METHOD(index1) {
   cmb::MethodEntry entry;
   entry.id = "index1";
+  entry.display_name = "Index-1 KKT";
   entry.summary = "unstabilized index-1 KKT solve (baseline; drifts like t to t^2)";
   entry.capabilities.nonholonomic = true;
   entry.params = cmb::schur_param_specs();

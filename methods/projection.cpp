@@ -235,6 +235,7 @@ class Projection : public SchurKktMethod {
 CMB_DEFINE_METHOD(projection) {
   cmb::MethodEntry entry;
   entry.id = "projection";
+  entry.display_name = "Projection";
   entry.summary = "index-1 KKT solve + Newton projection of q and projection of v after each step";
   entry.capabilities.nonholonomic = true;
   entry.capabilities.drift_free = true;

@@ -159,6 +159,7 @@ class SvdNullSpace : public AccelerationMethod {
 CMB_DEFINE_METHOD(svd_null_space) {
   cmb::MethodEntry entry;
   entry.id = "svd_null_space";
+  entry.display_name = "SVD null space";
   entry.summary = "orthonormal null-space basis of J by SVD at every call; q = a_p + N y";
   entry.capabilities.redundant = true;
   entry.capabilities.singular = true;

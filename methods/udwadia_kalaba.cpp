@@ -193,6 +193,7 @@ class UdwadiaKalaba : public AccelerationMethod {
 CMB_DEFINE_METHOD(udwadia_kalaba) {
   cmb::MethodEntry entry;
   entry.id = "udwadia_kalaba";
+  entry.display_name = "Udwadia–Kalaba";
   entry.summary = "Udwadia-Kalaba: a_f + M^-1/2 (J M^-1/2)^+ (gamma - J a_f), eig or Cholesky";
   entry.capabilities.redundant = true;
   entry.capabilities.singular = true;

@@ -322,6 +322,10 @@ class AndrewsSqueezer : public ProblemBase {
 CMB_DEFINE_PROBLEM(andrews_squeezer) {
   cmb::ProblemEntry entry;
   entry.id = "andrews_squeezer";
+  entry.display_name = "Andrews' squeezer";
+  entry.units.outputs = {{"beta", "rad"},  {"Theta", "rad"}, {"gamma", "rad"},  {"Phi", "rad"},
+                         {"delta", "rad"}, {"Omega", "rad"}, {"epsilon", "rad"}};
+  entry.units.holonomic = {"m"};
   entry.summary = "Andrews' squeezing mechanism (IFToMM A03), published reference at t = 0.03";
   entry.params = {cmb::t_end_param(0.03)};
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::AndrewsSqueezer>(p); };

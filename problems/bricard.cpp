@@ -83,6 +83,9 @@ class Bricard : public GeneratedProblem<5, 5> {
 CMB_DEFINE_PROBLEM(bricard) {
   cmb::ProblemEntry entry;
   entry.id = "bricard";
+  entry.display_name = "Bricard";
+  entry.units.outputs = {{"J3_x", "m"}, {"J3_y", "m"}, {"J3_z", "m"}, {"a1", "rad"}};
+  entry.units.holonomic = {"m", "1"};
   entry.summary = "IFToMM A04 Bricard mechanism: redundant constraints everywhere (rank 4 of 5)";
   entry.params = {cmb::t_end_param(10.0)};
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::Bricard>(p); };

@@ -180,6 +180,12 @@ class CarAxis : public ProblemBase {
 CMB_DEFINE_PROBLEM(car_axis) {
   cmb::ProblemEntry entry;
   entry.id = "car_axis";
+  entry.display_name = "Car axis";
+  entry.units.outputs = {{"xl", "scaled length"},
+                         {"yl", "scaled length"},
+                         {"xr", "scaled length"},
+                         {"yr", "scaled length"}};
+  entry.units.holonomic = {"scaled length²"};
   entry.summary =
       "car axis (Bari IVP test set): rheonomic constraints, published reference at t = 3";
   entry.params = {cmb::t_end_param(3.0)};

@@ -86,6 +86,9 @@ class ChaplyginSleigh : public ProblemBase {
 CMB_DEFINE_PROBLEM(chaplygin_sleigh) {
   cmb::ProblemEntry entry;
   entry.id = "chaplygin_sleigh";
+  entry.display_name = "Chaplygin sleigh";
+  entry.units.outputs = {{"u", "m/s"}, {"omega", "rad/s"}, {"theta", "rad"}};
+  entry.units.nonholonomic = {"m/s"};
   entry.summary = "Chaplygin sleigh: one nonholonomic row, closed-form reference";
   entry.params = {cmb::t_end_param(10.0)};
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::ChaplyginSleigh>(p); };

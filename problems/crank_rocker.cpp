@@ -122,6 +122,9 @@ class CrankRocker : public PlanarLinkage {
 CMB_DEFINE_PROBLEM(crank_rocker) {
   cmb::ProblemEntry entry;
   entry.id = "crank_rocker";
+  entry.display_name = "Crank-rocker";
+  entry.units.outputs = {{"crank_angle", "rad"}, {"C_x", "m"}, {"C_y", "m"}};
+  entry.units.holonomic = {"m"};
   entry.summary = "four-bar crank-rocker under gravity (nonlinear closed loop, 1 DOF)";
   entry.params = {cmb::t_end_param(10.0), cmb::positive_number("crank", 1.0, "crank length AB [m]"),
                   cmb::positive_number("coupler", 2.0, "coupler length BC [m]"),

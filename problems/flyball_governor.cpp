@@ -70,6 +70,9 @@ class FlyballGovernor : public GeneratedProblem<10, 6> {
 CMB_DEFINE_PROBLEM(flyball_governor) {
   cmb::ProblemEntry entry;
   entry.id = "flyball_governor";
+  entry.display_name = "Flyball governor";
+  entry.units.outputs = {{"s", "m"}, {"theta1", "rad"}};
+  entry.units.holonomic = {"m"};
   entry.summary = "IFToMM A05 stiff flyball governor (spring-dampers 8e5 N/m, 4e4 N s/m)";
   entry.params = {cmb::t_end_param(10.0)};
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::FlyballGovernor>(p); };

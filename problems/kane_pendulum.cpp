@@ -149,6 +149,9 @@ Mat KanePendulum::reference_outputs(const std::vector<double>& times) const {
 CMB_DEFINE_PROBLEM(kane_pendulum) {
   cmb::ProblemEntry entry;
   entry.id = "kane_pendulum";
+  entry.display_name = "Kane's pendulum";
+  entry.units.outputs = {{"q1", "rad"}, {"q2", "rad"}, {"xQ", "m"}, {"yQ", "m"}, {"zQ", "m"}};
+  entry.units.holonomic = {"m"};
   entry.summary =
       "double-rod pendulum with sliding particle (Kane's method); Kane's "
       "equations as reference";

@@ -120,6 +120,9 @@ class NFourBar : public PlanarLinkage {
 CMB_DEFINE_PROBLEM(n_four_bar) {
   cmb::ProblemEntry entry;
   entry.id = "n_four_bar";
+  entry.display_name = "N-four-bar";
+  entry.units.outputs = {{"B0_x", "m"}, {"B0_y", "m"}, {"B0_vx", "m/s"}, {"B0_vy", "m/s"}};
+  entry.units.holonomic = {"m"};
   entry.summary = "IFToMM A02 N-four-bar: passes singular configurations; N scales the size";
   entry.params = {cmb::integer_param("N", 40, 1, 1000, "number of four-bar loops (2N+1 links)"),
                   cmb::t_end_param(20.0)};

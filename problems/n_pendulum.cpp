@@ -161,6 +161,9 @@ Mat NPendulum::reference_outputs(const std::vector<double>& times) const {
 CMB_DEFINE_PROBLEM(n_pendulum) {
   cmb::ProblemEntry entry;
   entry.id = "n_pendulum";
+  entry.display_name = "N-pendulum";
+  entry.units.outputs = {{"tip_x", "m"}, {"tip_y", "m"}, {"first_x", "m"}, {"first_y", "m"}};
+  entry.units.holonomic = {"m²"};
   entry.summary = "chain of N point masses, Cartesian; joint-angle reference (scaling, no loops)";
   cmb::ParamSpec theta = cmb::nonnegative_number("theta0_deg", 45.0,
                                                  "initial angle of the straight chain from the "

@@ -68,6 +68,9 @@ class RollingDisk : public GeneratedProblem<5, 2> {
 CMB_DEFINE_PROBLEM(rolling_disk) {
   cmb::ProblemEntry entry;
   entry.id = "rolling_disk";
+  entry.display_name = "Rolling disk";
+  entry.units.outputs = {{"lean", "rad"}, {"yaw_rate", "rad/s"}, {"spin_rate", "rad/s"}};
+  entry.units.nonholonomic = {"m/s"};
   entry.summary = "thin disk rolling without slipping (2 nonholonomic rows), steady turning";
   entry.params = {cmb::t_end_param(10.0)};
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::RollingDisk>(p); };

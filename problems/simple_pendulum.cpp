@@ -98,6 +98,9 @@ class SimplePendulum : public ProblemBase {
 CMB_DEFINE_PROBLEM(simple_pendulum) {
   cmb::ProblemEntry entry;
   entry.id = "simple_pendulum";
+  entry.display_name = "Simple pendulum";
+  entry.units.outputs = {{"x", "m"}, {"y", "m"}, {"vx", "m/s"}, {"vy", "m/s"}};
+  entry.units.holonomic = {"m²"};
   entry.summary = "IFToMM A01 pendulum, Cartesian, released horizontally; exact reference";
   entry.params = {cmb::t_end_param(10.0)};
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::SimplePendulum>(p); };

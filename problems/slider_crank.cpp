@@ -69,6 +69,9 @@ class SliderCrank : public PlanarLinkage {
 CMB_DEFINE_PROBLEM(slider_crank) {
   cmb::ProblemEntry entry;
   entry.id = "slider_crank";
+  entry.display_name = "Slider-crank";
+  entry.units.outputs = {{"crank_angle", "rad"}, {"slider_x", "m"}};
+  entry.units.holonomic = {"m", "rad"};
   entry.summary = "slider-crank with Flores et al. data, 150 rad/s initial crank rate";
   entry.params = {cmb::t_end_param(0.2)};
   cmb::ParamSpec rate;

@@ -166,6 +166,9 @@ Mat SphericalPendulum::reference_outputs(const std::vector<double>& times) const
 CMB_DEFINE_PROBLEM(spherical_pendulum) {
   cmb::ProblemEntry entry;
   entry.id = "spherical_pendulum";
+  entry.display_name = "Spherical pendulum";
+  entry.units.outputs = {{"x", "m"}, {"y", "m"}, {"z", "m"}, {"lz", "kg·m²/s"}};
+  entry.units.holonomic = {"m²"};
   entry.summary =
       "particle on a sphere in Cartesian coordinates (one distance row); "
       "spherical-angle ODE as reference";

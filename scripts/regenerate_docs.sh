@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rewrites every generated page and table after an entry was added or changed: the method,
 # problem and integrator pages (docs/<kind>/<id>.md) from the source headers, the capability
-# table of docs/methods.md and the README's table of entries from the catalog of the built
+# table of docs/methods.md, the README's table of entries and the display names and units the
+# figures use (python/cmbench/entries.json) from the catalog of the built
 # executable, the bad-input page, the JSON schema page and the Python API page. The ctests named
 # *_is_current / docs_pages_are_current check the same things; this command makes them pass.
 # Usage: scripts/regenerate_docs.sh [CMBENCH]   (default: build/cmbench, brought up to date first)
@@ -18,6 +19,7 @@ run() { PYTHONPATH=python /usr/bin/python3 -m "$@"; }
 run cmbench.docs.pages
 run cmbench.docs.capability_table --cmbench "$cmbench" --write
 run cmbench.docs.catalog_table --cmbench "$cmbench" --write
+run cmbench.docs.entry_names --cmbench "$cmbench" --write
 run cmbench.docs.bad_input_table "$cmbench" --write
 run cmbench.docs.schema_page --write
 run cmbench.docs.settings_table --write

@@ -147,23 +147,31 @@ using cmb::StepperKind;
 namespace run = cmb::detail;
 
 CMB_DEFINE_STEPPER(bulirsch_stoer) {
-  return {"bulirsch_stoer", StepperKind::adaptive, 0,
-          "Bulirsch-Stoer extrapolation, variable order", run::run_bulirsch_stoer};
+  return {"bulirsch_stoer",
+          StepperKind::adaptive,
+          0,
+          "Bulirsch-Stoer extrapolation, variable order",
+          run::run_bulirsch_stoer,
+          "Bulirsch–Stoer"};
 }
 CMB_DEFINE_STEPPER(cash_karp54) {
-  return {"cash_karp54", StepperKind::adaptive, 5, "Cash-Karp 5(4), error-controlled",
-          run::run_cash_karp54};
+  return {"cash_karp54",        StepperKind::adaptive, 5, "Cash-Karp 5(4), error-controlled",
+          run::run_cash_karp54, "Cash–Karp 5(4)"};
 }
 CMB_DEFINE_STEPPER(dopri5) {
-  return {"dopri5", StepperKind::adaptive, 5, "Dormand-Prince 5(4), FSAL, error-controlled",
-          run::run_dopri5};
+  return {"dopri5",        StepperKind::adaptive, 5, "Dormand-Prince 5(4), FSAL, error-controlled",
+          run::run_dopri5, "Dormand–Prince 5(4)"};
 }
 CMB_DEFINE_STEPPER(fehlberg78) {
-  return {"fehlberg78", StepperKind::adaptive, 8, "Runge-Kutta-Fehlberg 7(8), error-controlled",
-          run::run_fehlberg78};
+  return {
+      "fehlberg78",        StepperKind::adaptive, 8, "Runge-Kutta-Fehlberg 7(8), error-controlled",
+      run::run_fehlberg78, "Fehlberg 7(8)"};
 }
 CMB_DEFINE_STEPPER(rosenbrock4) {
-  return {"rosenbrock4", StepperKind::adaptive, 4,
+  return {"rosenbrock4",
+          StepperKind::adaptive,
+          4,
           "Rosenbrock 4(3) for stiff problems; Jacobian by central differences of the RHS",
-          run::run_rosenbrock4};
+          run::run_rosenbrock4,
+          "Rosenbrock 4"};
 }

@@ -31,12 +31,18 @@ LoopOutcome run_embedded_rk(Method& method, const StepperSettings& settings, Vec
 using cmb::detail::run_embedded_rk;
 
 CMB_DEFINE_STEPPER(dop853) {
-  return {"dop853", cmb::StepperKind::adaptive, 8,
+  return {"dop853",
+          cmb::StepperKind::adaptive,
+          8,
           "Dormand-Prince 8(5,3) as in Hairer and Wanner's DOP853, error-controlled",
-          run_embedded_rk<cmb::detail::Dop853>};
+          run_embedded_rk<cmb::detail::Dop853>,
+          "DOP853"};
 }
 CMB_DEFINE_STEPPER(dopri87) {
-  return {"dopri87", cmb::StepperKind::adaptive, 8,
+  return {"dopri87",
+          cmb::StepperKind::adaptive,
+          8,
           "Prince-Dormand 8(7) (RK8(7)13M), error-controlled",
-          run_embedded_rk<cmb::detail::PrinceDormand87>};
+          run_embedded_rk<cmb::detail::PrinceDormand87>,
+          "Prince–Dormand 8(7)"};
 }

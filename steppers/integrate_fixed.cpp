@@ -70,18 +70,24 @@ using cmb::StepperKind;
 namespace run = cmb::detail;
 
 CMB_DEFINE_STEPPER(adams_bashforth_moulton) {
-  return {"adams_bashforth_moulton", StepperKind::fixed, 4,
+  return {"adams_bashforth_moulton",
+          StepperKind::fixed,
+          4,
           "4-step Adams-Bashforth-Moulton predictor-corrector (started with RK4)",
-          run::run_adams_bashforth_moulton};
+          run::run_adams_bashforth_moulton,
+          "Adams–Bashforth–Moulton 4"};
 }
 CMB_DEFINE_STEPPER(euler) {
-  return {"euler", StepperKind::fixed, 1, "explicit Euler", run::run_euler};
+  return {"euler", StepperKind::fixed, 1, "explicit Euler", run::run_euler, "Euler"};
 }
 CMB_DEFINE_STEPPER(rk4) {
-  return {"rk4", StepperKind::fixed, 4, "classical Runge-Kutta", run::run_rk4};
+  return {"rk4", StepperKind::fixed, 4, "classical Runge-Kutta", run::run_rk4, "RK4"};
 }
 CMB_DEFINE_STEPPER(rk_gill) {
-  return {"rk_gill", StepperKind::fixed, 4,
+  return {"rk_gill",
+          StepperKind::fixed,
+          4,
           "Runge-Kutta-Gill [Gill1951; Notes-Baumgarte-ja], generic odeint tableau",
-          run::run_rk_gill};
+          run::run_rk_gill,
+          "Runge–Kutta–Gill"};
 }

@@ -27,6 +27,7 @@ struct StepperSpec {
   int order;  // nominal order (of the solution, for embedded pairs); 0 = variable
   std::string summary;
   StepperRun run;
+  std::string display_name;  // how figures and tables name it ("Dormand–Prince 5(4)")
 };
 
 // Sorted by id: every CMB_STEPPER(id) of steppers/steppers.def, and those a program added.

@@ -65,6 +65,9 @@ class Incline : public ProblemBase {
 CMB_DEFINE_PROBLEM(example_incline) {
   cmb::ProblemEntry entry;
   entry.id = "example_incline";
+  entry.display_name = "Incline (example)";
+  entry.units.outputs = {{"x", "m"}, {"y", "m"}};
+  entry.units.holonomic = {"m"};
   entry.summary = "example: point mass on an inclined line (exact solution)";
   cmb::ParamSpec angle = cmb::positive_number("angle", 0.5, "inclination α [rad]");
   angle.max = 1.5;

@@ -50,6 +50,7 @@ class FullKktLu : public AccelerationMethod {
 CMB_DEFINE_METHOD(example_kkt_lu) {
   cmb::MethodEntry entry;
   entry.id = "example_kkt_lu";
+  entry.display_name = "KKT by LU (example)";
   entry.summary = "example: whole KKT matrix [M J^T; J 0] by partially pivoted LU";
   entry.capabilities.nonholonomic = true;  // nonholonomic rows are just rows of J
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::FullKktLu>(p); };

@@ -6,70 +6,42 @@
     names.override({"methods": {"index1": "KKT"}})      # or a flat {"index1": "KKT"}
     names.load_overrides("names.json")                  # the same, from a JSON file
 
-An id without a display name (a method, problem or stepper added outside this table) is shown
-as the id itself. Overrides replace or add names for the rest of the process, or within
+The names and units are those each entry declares in its own file (MethodEntry::display_name,
+ProblemEntry::units, ...), read from python/cmbench/entries.json, which
+`python3 -m cmbench.docs.entry_names --write` (scripts/regenerate_docs.sh) writes from
+`cmbench list --json`. An id the file does not know (an entry of a program built outside the
+tree) is shown as the id itself.
+
+Overrides replace or add names for the rest of the process, or within
 `with names.overriding(dict_or_path):` (the report's `--names FILE`, `report.build(...,
-display_names=...)`); `names.reset()` drops them. An override file is a JSON object, either sectioned
-{"methods": {...}, "problems": {...}, "steppers": {...}, "params": {...}} or flat {id: name}
-(a flat entry applies to that id in every section).
+display_names=...)`); `names.reset()` drops them. An override file is a JSON object, either
+sectioned {"methods": {...}, "problems": {...}, "steppers": {...}, "params": {...}} or flat
+{id: name} (a flat entry applies to that id in every section), or what `cmbench list --json`
+prints: a program built outside the tree lists its own entries with their display names.
 
 Units: the figures label their axes with the units of what they draw. A problem's outputs and
-constraint rows carry units (docs/problems/*.md); OUTPUT_UNITS and CONSTRAINT_UNITS hold them
+constraint rows carry units (its entry's `units`); OUTPUT_UNITS and CONSTRAINT_UNITS hold them
 per problem id, and error_unit / drift_units turn them into axis labels ("m", "m, rad", or
-"output units" for a problem not in the table).
+"output units" for a problem not in the file).
 """
 import contextlib
 import os
 
 from .files import InputFileError, read_json
 
-METHODS = {
-    "index1": "Index-1 KKT",
-    "baumgarte": "Baumgarte",
-    "projection": "Projection",
-    "coordinate_partitioning": "Coordinate partitioning",
-    "svd_null_space": "SVD null space",
-    "udwadia_kalaba": "Udwadia–Kalaba",
-    "gauss_qp": "Gauss QP",
-    "augmented_lagrangian": "Augmented Lagrangian",
-    # DAE integrators (their runs' stepper is "dae")
-    "ida": "IDA (BDF)",
-    "generalized_alpha": "Generalized-α",
-    "ali3p": "ALI3-P",
-}
+
+def _entries():
+    """python/cmbench/entries.json: what the catalog entries declare (cmbench.docs.entry_names)."""
+    return read_json(os.path.join(os.path.dirname(os.path.abspath(__file__)), "entries.json"),
+                     "the catalog's display names and units")
+
+
+_ENTRIES = _entries()
+METHODS = {**_ENTRIES["methods"], **_ENTRIES["integrators"]}
 # The method ids above that are DAE integrators: they step themselves (stepper "dae").
-INTEGRATORS = ("ida", "generalized_alpha", "ali3p")
-
-PROBLEMS = {
-    "simple_pendulum": "Simple pendulum",
-    "crank_rocker": "Crank-rocker",
-    "slider_crank": "Slider-crank",
-    "n_four_bar": "N-four-bar",
-    "bricard": "Bricard",
-    "flyball_governor": "Flyball governor",
-    "andrews_squeezer": "Andrews' squeezer",
-    "n_pendulum": "N-pendulum",
-    "chaplygin_sleigh": "Chaplygin sleigh",
-    "rolling_disk": "Rolling disk",
-    "kane_pendulum": "Kane's pendulum",
-    "car_axis": "Car axis",
-    "spherical_pendulum": "Spherical pendulum",
-}
-
-STEPPERS = {
-    "euler": "Euler",
-    "rk4": "RK4",
-    "rk_gill": "Runge–Kutta–Gill",
-    "adams_bashforth_moulton": "Adams–Bashforth–Moulton 4",
-    "cash_karp54": "Cash–Karp 5(4)",
-    "dop853": "DOP853",
-    "dopri5": "Dormand–Prince 5(4)",
-    "dopri87": "Prince–Dormand 8(7)",
-    "fehlberg78": "Fehlberg 7(8)",
-    "bulirsch_stoer": "Bulirsch–Stoer",
-    "rosenbrock4": "Rosenbrock 4",
-    "dae": "DAE integrators",
-}
+INTEGRATORS = tuple(sorted(_ENTRIES["integrators"]))
+PROBLEMS = dict(_ENTRIES["problems"])
+STEPPERS = {**_ENTRIES["steppers"], "dae": "DAE integrators"}
 
 # Parameters as they appear in variant and problem labels (results.variant_label already
 # writes the Greek gains).
@@ -77,19 +49,26 @@ PARAMS = {"alpha": "α", "beta": "β", "omega0": "ω₀", "zeta": "ζ", "theta0_
 
 SECTIONS = {"methods": METHODS, "problems": PROBLEMS, "steppers": STEPPERS, "params": PARAMS}
 _overrides = {section: {} for section in SECTIONS}
+# Units of problems a catalog override brought (a program built outside the tree): id -> units.
+_unit_overrides = {}
 
 
 def reset():
     """Drops every override."""
     for table in _overrides.values():
         table.clear()
+    _unit_overrides.clear()
 
 
 def override(mapping):
-    """Adds display names: a sectioned {"methods": {id: name}, ...} or a flat {id: name}
-    (applies in every section). Raises ValueError on anything else, naming the entry."""
+    """Adds display names: a sectioned {"methods": {id: name}, ...}, a flat {id: name} (applies
+    in every section) or a catalog as `cmbench list --json` prints it (its entries' display
+    names). Raises ValueError on anything else, naming the entry."""
     if not isinstance(mapping, dict):
         raise ValueError(f"names must be a JSON object, not {type(mapping).__name__}")
+    if mapping.get("schema") == CATALOG_SCHEMA:
+        catalog, mapping = mapping, catalog_names(mapping)  # raises before anything changes
+        _unit_overrides.update(_catalog_units(catalog))
     for key, value in mapping.items():
         if key in SECTIONS and isinstance(value, dict):
             for id_, name in value.items():
@@ -104,11 +83,45 @@ def override(mapping):
                              f"{', '.join(SECTIONS)}, an object of names")
 
 
+CATALOG_SCHEMA = "cmbench.catalog/1"
+
+
+def catalog_names(catalog):
+    """The sectioned names of a `cmbench list --json` document (a program built outside the tree
+    lists its own entries with theirs): {"methods": {id: display_name}, "problems": ...,
+    "steppers": ...}. ValueError names an entry without an id or display name."""
+    sections = {"methods": ("methods", "integrators"), "problems": ("problems",),
+                "steppers": ("steppers",)}
+    out = {section: {} for section in sections}
+    for section, kinds in sections.items():
+        for kind in kinds:
+            for i, entry in enumerate(catalog.get(kind) or []):
+                if not (isinstance(entry, dict) and isinstance(entry.get("id"), str)
+                        and isinstance(entry.get("display_name"), str)):
+                    raise ValueError(f"{kind}[{i}]: a catalog entry needs a string id and "
+                                     "display_name")
+                out[section][entry["id"]] = entry["display_name"]
+    return out
+
+
+def _catalog_units(catalog):
+    """{problem id: {"outputs", "holonomic", "nonholonomic"}} of a catalog's problems."""
+    out = {}
+    for entry in catalog.get("problems") or []:
+        units = entry.get("units") if isinstance(entry, dict) else None
+        if isinstance(units, dict) and isinstance(units.get("outputs"), dict):
+            out[entry.get("id")] = {"outputs": units["outputs"],
+                                    "holonomic": list(units.get("holonomic") or []),
+                                    "nonholonomic": list(units.get("nonholonomic") or [])}
+    return out
+
+
 @contextlib.contextmanager
 def overriding(names_or_path):
     """Overrides (a dict as override() takes, or the path of a JSON file) for the duration of
     a with block; the previous names are restored after it."""
     saved = {section: dict(table) for section, table in _overrides.items()}
+    saved_units = dict(_unit_overrides)
     try:
         if isinstance(names_or_path, (str, os.PathLike)):
             load_overrides(names_or_path)
@@ -119,6 +132,8 @@ def overriding(names_or_path):
         for section, table in _overrides.items():
             table.clear()
             table.update(saved[section])
+        _unit_overrides.clear()
+        _unit_overrides.update(saved_units)
 
 
 def load_overrides(path):
@@ -197,47 +212,31 @@ def setting(row):
 
 
 # --- units ------------------------------------------------------------------------------------
-# Per problem id: the unit of each scored output (metrics.error.outputs), from the problem pages
-# (docs/problems/*.md, "Outputs: ..."), and of its constraint rows Φ (holonomic; the velocity
-# residual ψ = J v − ν then has that unit per second) or, without holonomic rows, of its
-# nonholonomic rows (ψ, a velocity). car_axis is stated in the test set's scaled units.
-# spherical_pendulum's units are those of its source header (problems/spherical_pendulum.cpp).
-OUTPUT_UNITS = {
-    "simple_pendulum": {"x": "m", "y": "m", "vx": "m/s", "vy": "m/s"},
-    "crank_rocker": {"crank_angle": "rad", "C_x": "m", "C_y": "m"},
-    "slider_crank": {"crank_angle": "rad", "slider_x": "m"},
-    "andrews_squeezer": {k: "rad" for k in ("beta", "Theta", "gamma", "Phi", "delta", "Omega",
-                                            "epsilon")},
-    "car_axis": {k: "scaled length" for k in ("xl", "yl", "xr", "yr")},
-    "n_four_bar": {"B0_x": "m", "B0_y": "m", "B0_vx": "m/s", "B0_vy": "m/s"},
-    "kane_pendulum": {"q1": "rad", "q2": "rad", "xQ": "m", "yQ": "m", "zQ": "m"},
-    "chaplygin_sleigh": {"u": "m/s", "omega": "rad/s", "theta": "rad"},
-    "bricard": {"J3_x": "m", "J3_y": "m", "J3_z": "m", "a1": "rad"},
-    "n_pendulum": {k: "m" for k in ("tip_x", "tip_y", "first_x", "first_y")},
-    "rolling_disk": {"lean": "rad", "yaw_rate": "rad/s", "spin_rate": "rad/s"},
-    "flyball_governor": {"s": "m", "theta1": "rad"},
-    "spherical_pendulum": {"x": "m", "y": "m", "z": "m", "lz": "kg·m²/s"},
-}
-# The units of the constraint rows: holonomic Φ ("phi") or, on problems without holonomic rows,
-# nonholonomic ψ ("psi"). Sources: docs/problems/*.md. simple_pendulum and n_pendulum write
-# Φ = |r|² − L² (m²; spherical_pendulum half of it); slider_crank holds the slider at θ = 0 (a
-# row in rad beside its pins in m); bricard closes its chain by a point (m) and an axis
-# direction (dimensionless, "1").
+# Per problem id, as its entry declares them (ProblemEntry::units): the unit of each scored output
+# (metrics.error.outputs), and of its constraint rows, holonomic Φ ("phi"; the velocity residual
+# ψ = J v − ν then has that unit per second) or, without holonomic rows, nonholonomic ψ ("psi").
+OUTPUT_UNITS = {id_: dict(units["outputs"]) for id_, units in _ENTRIES["units"].items()}
 CONSTRAINT_UNITS = {
-    "simple_pendulum": {"phi": ["m²"]},
-    "n_pendulum": {"phi": ["m²"]},
-    "spherical_pendulum": {"phi": ["m²"]},
-    "crank_rocker": {"phi": ["m"]},
-    "slider_crank": {"phi": ["m", "rad"]},
-    "n_four_bar": {"phi": ["m"]},
-    "andrews_squeezer": {"phi": ["m"]},
-    "car_axis": {"phi": ["scaled length²"]},
-    "kane_pendulum": {"phi": ["m"]},
-    "bricard": {"phi": ["m", "1"]},
-    "flyball_governor": {"phi": ["m"]},
-    "chaplygin_sleigh": {"psi": ["m/s"]},
-    "rolling_disk": {"psi": ["m/s"]},
-}
+    id_: {"phi": list(units["holonomic"])} if units["holonomic"]
+    else {"psi": list(units["nonholonomic"])}
+    for id_, units in _ENTRIES["units"].items()
+    if units["holonomic"] or units["nonholonomic"]}
+
+
+def output_units(problem_id):
+    """{output name: unit} of a problem (a catalog override's first), or None when unknown."""
+    if problem_id in _unit_overrides:
+        return _unit_overrides[problem_id]["outputs"]
+    return OUTPUT_UNITS.get(problem_id)
+
+
+def _constraint_units(problem_id):
+    units = _unit_overrides.get(problem_id)
+    if units is None:
+        return CONSTRAINT_UNITS.get(problem_id)
+    if units["holonomic"]:
+        return {"phi": units["holonomic"]}
+    return {"psi": units["nonholonomic"]} if units["nonholonomic"] else None
 
 
 def _join(units):
@@ -252,7 +251,7 @@ def error_unit(problem_id, outputs=None):
     """The unit of a run's error (the max abs over its scored outputs): 'm', or the units
     listed ('m, m/s') when the outputs mix them; 'output units' for a problem not in
     OUTPUT_UNITS. `outputs` (names) narrows the table to the outputs a record scores."""
-    table = OUTPUT_UNITS.get(problem_id)
+    table = output_units(problem_id)
     if not table:
         return "output units"
     names = [o for o in (outputs or table) if o in table] or list(table)
@@ -261,7 +260,7 @@ def error_unit(problem_id, outputs=None):
 
 def drift_units(problem_id):
     """(unit of max |Φ_i|, unit of max |ψ_i|) of a problem; 'constraint units' where unknown."""
-    entry = CONSTRAINT_UNITS.get(problem_id)
+    entry = _constraint_units(problem_id)
     if not entry:
         return "constraint units", "constraint units/s"
     if "phi" in entry:

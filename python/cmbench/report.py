@@ -401,7 +401,8 @@ def parse_args(argv):
                              "every text is 8 pt at that size (default: %(default)s)")
     parser.add_argument("--names", metavar="FILE",
                         help="JSON object of display names overriding the built-in ones: "
-                             '{"methods": {"index1": "KKT"}, ...} or flat {"index1": "KKT"}')
+                             '{"methods": {"index1": "KKT"}, ...}, flat {"index1": "KKT"}, or '
+                             "the output of `cmbench list --json` (its entries' names and units)")
     parser.add_argument("--series-from", metavar="DIR",
                         help="read missing series CSVs from DIR, a re-run of the same "
                              "campaign (only for runs with identical status, metrics, work)")

@@ -3,8 +3,11 @@
 // coherent. New problems are picked up from the registry.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "catalog/catalog.hpp"
 #include "core/assembly.hpp"
+#include "steppers/steppers.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {
@@ -46,6 +49,35 @@ TEST_P(ProblemConformance, DescribesItself) {
     EXPECT_NE(problem->reference_info().kind, ReferenceKind::none)
         << "every catalog problem needs a reference";
   }
+}
+
+// The figures name an entry and label its axes from what the entry declares in its own file
+// (python/cmbench/names.py reads them through `cmbench list --json`): a display name, and for a
+// problem the unit of every output it scores and of each kind of constraint row it has.
+TEST_P(ProblemConformance, EntryDeclaresDisplayNameAndUnits) {
+  const ProblemEntry& entry = find_problem(GetParam());
+  EXPECT_FALSE(entry.display_name.empty()) << "set entry.display_name";
+  std::vector<std::string> declared;
+  for (const auto& [name, unit] : entry.units.outputs) {
+    declared.push_back(name);
+    EXPECT_FALSE(unit.empty()) << "output " << name << " has an empty unit";
+  }
+  std::vector<std::string> outputs = problem->output_names();
+  std::sort(declared.begin(), declared.end());
+  std::sort(outputs.begin(), outputs.end());
+  EXPECT_EQ(declared, outputs) << "entry.units.outputs must give one unit per output";
+  const Sizes s = problem->sizes();
+  EXPECT_EQ(entry.units.holonomic.empty(), s.mh == 0)
+      << "entry.units.holonomic: the units of the rows Phi, given exactly when there are any";
+  EXPECT_EQ(entry.units.nonholonomic.empty(), s.mn == 0)
+      << "entry.units.nonholonomic: the units of the velocity rows, given exactly when there are "
+         "any";
+}
+
+TEST(EntryNames, EveryMethodIntegratorAndStepperDeclaresADisplayName) {
+  for (const auto& e : method_registry()) EXPECT_FALSE(e.display_name.empty()) << e.id;
+  for (const auto& e : integrator_registry()) EXPECT_FALSE(e.display_name.empty()) << e.id;
+  for (const auto& s : stepper_list()) EXPECT_FALSE(s.display_name.empty()) << s.id;
 }
 
 TEST_P(ProblemConformance, JacobianAndGammaMatchFiniteDifferences) {

@@ -93,6 +93,7 @@ class EulerDae : public Integrator {
 CMB_DEFINE_INTEGRATOR(test_euler_dae) {
   cmb::IntegratorEntry entry;
   entry.id = "test_euler_dae";
+  entry.display_name = "Euler DAE (test)";
   entry.summary = "test-only: semi-implicit Euler on the index-1 KKT equations";
   entry.kind = cmb::StepperKind::fixed;
   entry.order = 1;

@@ -88,6 +88,9 @@ class Faulty : public ProblemBase {
 CMB_DEFINE_PROBLEM(test_faulty) {
   cmb::ProblemEntry entry;
   entry.id = "test_faulty";
+  entry.display_name = "Faulty (test)";
+  entry.units.outputs = {{"x", "m"}, {"y", "m"}};
+  entry.units.holonomic = {"m"};
   entry.summary = "test-only: pendulum with an injected numerical fault";
   entry.params = {cmb::t_end_param(1.0),
                   cmb::choice_param("fault",

@@ -129,6 +129,7 @@ ApproximationBounds Penalty::approximation_bounds() const {
 CMB_DEFINE_METHOD(test_penalty) {
   cmb::MethodEntry entry;
   entry.id = "test_penalty";
+  entry.display_name = "Penalty (test)";
   entry.summary = "test-only: Bayo's pure penalty (M + alpha J^T J), approximate accelerations";
   entry.capabilities.redundant = true;     // M + αJᵀJ stays positive definite
   entry.capabilities.nonholonomic = true;  // velocity rows are rows of J like the others

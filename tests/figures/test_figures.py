@@ -163,11 +163,11 @@ def smoke(cmbench, tmp):
                     check(abs(pixels - inches * style.PNG_DPI) <= 1,
                           f"{width}: {os.path.basename(path)} {pixels} px wide, not "
                           f"{inches} in × {style.PNG_DPI} dpi")
-    # Every id of the catalog has a display name other than itself.
-    for kind, table in (("methods", names.METHODS), ("problems", names.PROBLEMS),
-                        ("steppers", names.STEPPERS)):
-        missing = [e["id"] for e in catalog[kind] if e["id"] not in table]
-        check(not missing, f"names: {kind} without a display name: {missing}")
+    # Every id of the catalog is drawn with the display name its entry declares.
+    for kind, name_of in (("methods", names.method), ("integrators", names.method),
+                          ("problems", names.problem), ("steppers", names.stepper)):
+        wrong = [e["id"] for e in catalog[kind] if name_of(e["id"]) != e["display_name"]]
+        check(not wrong, f"names: {kind} not drawn with their entry's display name: {wrong}")
     return out
 
 
@@ -187,6 +187,35 @@ def test_names(smoke_dir, tmp):
     check("Plain KKT" in texts and "Classical RK" in texts and "Index-1 KKT" not in texts,
           "names: --names overrides (sectioned and flat) are not what the figures show")
     check(names.method("index1") == "Index-1 KKT", "names: overrides leak out of the report")
+    test_catalog_names()
+
+
+def test_catalog_names():
+    """A program built outside the tree lists its own entries (`mybench list --json`); that
+    document as names override gives its entries' names and units, and only within the with."""
+    catalog = {"schema": names.CATALOG_SCHEMA,
+               "methods": [{"id": "my_method", "display_name": "My method"}],
+               "integrators": [], "steppers": [],
+               "problems": [{"id": "my_problem", "display_name": "My problem",
+                             "units": {"outputs": {"x": "mm", "w": "rad/s"},
+                                       "holonomic": ["mm"], "nonholonomic": []}}]}
+    with names.overriding(catalog):
+        got = (names.method("my_method"), names.problem("my_problem"),
+               names.error_unit("my_problem"), names.error_unit("my_problem", ["x"]),
+               names.drift_units("my_problem"))
+    check(got == ("My method", "My problem", "mm, rad/s", "mm", ("mm", "mm/s")),
+          f"names: a catalog override gives {got}")
+    check(names.problem("my_problem") == "my_problem"
+          and names.error_unit("my_problem") == "output units",
+          "names: a catalog override leaks out of its with block")
+    catalog["methods"].append({"id": "no_name"})
+    try:
+        names.override(catalog)
+        check(False, "names: a catalog entry without a display name is accepted")
+    except ValueError as error:
+        check("methods[1]" in str(error), f"names: the refusal does not name the entry: {error}")
+    finally:
+        names.reset()
 
 
 # --- 3: styles and legends --------------------------------------------------------------------

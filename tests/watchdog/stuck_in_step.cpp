@@ -43,6 +43,7 @@ class StuckInStep : public AccelerationMethod {
 CMB_DEFINE_METHOD(stuck_in_step) {
   cmb::MethodEntry entry;
   entry.id = "stuck_in_step";
+  entry.display_name = "Stuck in step (test)";
   entry.summary = "test only: the first step of a run blocks for `seconds` (no physics)";
   entry.params = {cmb::positive_number("seconds", 600.0,
                                        "how long the first RHS call inside a step sleeps [s]")};

@@ -9,6 +9,8 @@ whatever the working directory, except where an option names a path):
     singular_table   the singular-configuration table of docs/methods.md
     settings_table   the run-settings table of docs/campaigns.md, from cmbench.settings
     capability_table the declared-capability table of docs/methods.md, from the catalog
+    entry_names      python/cmbench/entries.json: the entries' display names and units, from
+                     the catalog (cmbench.names reads it)
     bad_input_table  docs/bad_input.md from tests/bad_inputs.json
     check_sources    no citation of a document outside the repository (docs/sources.md)
 """

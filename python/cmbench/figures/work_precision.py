@@ -45,8 +45,8 @@ def work_label(rows, work):
 
 def single_unit(problem):
     """The one unit of a problem's scored outputs, or None when they mix units (or the problem
-    is not in cmbench.names.OUTPUT_UNITS, whose outputs' units are unknown)."""
-    table = names.OUTPUT_UNITS.get(problem)
+    cmbench.names.output_units does not know, whose outputs' units are unknown)."""
+    table = names.output_units(problem)
     units = set(table.values()) if table else set()
     return units.pop() if len(units) == 1 else None
 
