@@ -33,14 +33,14 @@ for load. The symbolic derivations of the generated problems live beside them, i
 problems/derive/. schema holds the JSON Schemas of the files cmbench reads and writes
 (python/cmbench/schemas/) and validates documents against them (jsonschema).
 """
-from .api import InputError, campaign, describe, load, run, version
+from .api import InputError, campaign, describe, load, load_series, run, version
 from .api import list_catalog as list
 from .files import InputFileError
 from .requirements import install_entry_point_hook as _install_entry_point_hook
 
 _install_entry_point_hook()
 
-__all__ = ["list", "describe", "run", "campaign", "load", "version", "InputError",
+__all__ = ["list", "describe", "run", "campaign", "load", "load_series", "version", "InputError",
            "InputFileError", "report"]
 
 

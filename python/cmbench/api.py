@@ -350,3 +350,40 @@ def load(results_dir):
                 frame[column] = pandas.array(
                     [None if v is None else int(v) for v in values], dtype="Int64")
     return frame
+
+
+# What load_series keeps of each run by default: time, drift and energy error.
+SERIES_COLUMNS = ("t", "position_residual", "velocity_residual", "energy_error")
+# The columns of load()'s frame that name a run in load_series' rows.
+_SERIES_IDENTITY = ("key", "problem_label", "method_label", "variant_label", "stepper", "setting")
+
+
+def load_series(results_dir, frame=None, columns=SERIES_COLUMNS):
+    """The sampled series of a result set's runs (drift, energy error, outputs over time) as one
+    long pandas DataFrame: a row per sample of every run of `frame` (a DataFrame of load(), e.g.
+    filtered; default: the whole set), with the run's key, problem_label, method_label,
+    variant_label, stepper and setting, then `columns` of its series CSV (None: all of them; a
+    column a run lacks is NaN). Runs without samples (no series file, or one that stopped before
+    its first sample) have no rows."""
+    from .requirements import require
+    require("cmbench.load_series", "pandas")
+    import pandas
+
+    from . import results
+    results_dir = os.fspath(results_dir)
+    if frame is None:
+        frame = load(results_dir)
+    parts = []
+    for row in frame.to_dict("records"):
+        data = results.series(results_dir, {"key": row["key"]})
+        if not data:
+            continue
+        wanted = list(data) if columns is None else list(columns)
+        n = len(next(iter(data.values())))
+        part = {name: [row.get(name)] * n for name in _SERIES_IDENTITY}
+        part.update({name: data.get(name, [float("nan")] * n) for name in wanted})
+        parts.append(pandas.DataFrame(part))
+    if not parts:
+        return pandas.DataFrame(columns=list(_SERIES_IDENTITY) + list(columns or ()))
+    return pandas.concat(parts, ignore_index=True)
+

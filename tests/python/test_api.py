@@ -195,3 +195,44 @@ def test_load_and_the_cpp_reader_agree_on_counts(tmp_path_factory, field, value)
     assert left_out == any("run left out" in str(w.message) for w in caught)
     refused = subprocess.run([CLI, "compare", copy, copy], capture_output=True, text=True)
     assert (refused.returncode == 2) == left_out, (field, value, refused.stderr)
+
+
+_DEFAULT_FRAME = []
+
+
+def _default_frame():
+    if not _DEFAULT_FRAME:
+        _DEFAULT_FRAME.append(cmbench.load(DEFAULT_RESULTS))
+    return _DEFAULT_FRAME[0]
+
+
+@hypothesis_settings(max_examples=25, derandomize=True, deadline=None, database=None)
+@given(st.lists(st.integers(0, 794), min_size=1, max_size=12, unique=True),
+       st.sampled_from([None, ("t", "position_residual", "no_such_column")]))
+def test_load_series_gives_each_run_its_own_samples(rows, columns):
+    """Any subset of runs, in any order: every run's rows are its own series, which the C++ run
+    record summarised independently — t = 0 and at most one row per sample time it requested
+    after it (exactly one for a fixed-step run that ended ok; an adaptive step may pass two
+    sample times at once), the last at t_reached (before it when the run failed), and the
+    largest |Φ| its drift metric holds (the same samples, so equal, not close). A run without
+    samples has no rows."""
+    frame = _default_frame().iloc[rows]
+    series = cmbench.load_series(DEFAULT_RESULTS, frame, columns=columns)
+    for run in frame.to_dict("records"):
+        mine = series[series.key == run["key"]]
+        if mine.empty:  # no file, or a header only: a run that stopped before its first sample
+            path = cmbench.results.series_path(DEFAULT_RESULTS, {"key": run["key"]})
+            assert path is None or len(cmbench.results.read_series(path)["t"]) == 0
+            continue
+        if run["status"] == "ok" and run["kind"] == "fixed":
+            assert len(mine) == run["samples"] + 1, run["key"]
+        assert len(mine) <= run["samples"] + 1, run["key"]
+        assert (mine.t.iloc[-1] == run["t_reached"] if run["status"] == "ok"
+                else mine.t.iloc[-1] <= run["t_reached"])
+        assert mine.position_residual.max() == run["drift_position_max"]
+        assert (mine.method_label == run["method_label"]).all()
+        if columns is None:
+            assert "velocity_residual" in mine and "energy_error" in mine
+        else:
+            assert list(mine.columns[-3:]) == list(columns) and mine.no_such_column.isna().all()
+    assert set(series.key) <= set(frame.key)
