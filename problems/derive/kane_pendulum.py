@@ -107,6 +107,9 @@ velocity0 = v_Q_kane.xreplace(kane_start).xreplace(DATA)
 MODEL = dict(
     id="kane_pendulum",
     title="Double-rod pendulum with a sliding particle (Kane's method)",
+    display_name="Kane's pendulum",
+    units=dict(outputs={"q1": "rad", "q2": "rad", "xQ": "m", "yQ": "m", "zQ": "m"},
+               holonomic=["m"]),
     summary="double-rod pendulum with sliding particle (Kane's method); Kane's equations as reference",
     source="Kane's-method chapter [Notes-Kane-en], sympy.physics.mechanics [SymPyMechanics]; "
            "reference: Kane's minimal-coordinate equations",

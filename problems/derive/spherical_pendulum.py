@@ -30,6 +30,8 @@ theta, phi, theta_d, phi_d = sm.symbols("theta phi theta_d phi_d")
 MODEL = dict(
     id="spherical_pendulum",
     title="Spherical pendulum in Cartesian coordinates",
+    display_name="Spherical pendulum",
+    units=dict(outputs={"x": "m", "y": "m", "z": "m", "lz": "kg·m²/s"}, holonomic=["m²"]),
     summary="particle on a sphere in Cartesian coordinates (one distance row); "
             "spherical-angle ODE as reference",
     source="spherical pendulum, [LandauLifshitz1976] §14 problem 1; generated from a sympy model "

@@ -15,6 +15,7 @@ import sympy as sm
 
 from cmbench.derive import ModelError, derive
 from cmbench.derive.__main__ import ROOT
+from cmbench.derive.cxx import cpp_text
 from cmbench.derive.model import T, arrays, read_model
 
 q0, q1, q2, v0, v1, v2, t, r = sm.symbols("q0 q1 q2 v0 v1 v2 t r")
@@ -22,7 +23,8 @@ DOC = "toy — a test model.\n\nNothing more.\n"
 # A particle in 3-D on a sphere whose radius r (1 + sin t / 10) breathes (rheonomic holonomic
 # row), with a nonholonomic row whose matrix and right-hand side depend on q and t.
 TOY = dict(
-    id="toy", title="Toy", summary="toy", source="none", t_end=1.0, time=t,
+    id="toy", title="Toy", display_name="Toy", summary="toy", source="none", t_end=1.0, time=t,
+    units=dict(outputs={"x": "m"}, holonomic=["m²"], nonholonomic=["m/s"]),
     coordinates=[q0, q1, q2], speeds=[v0, v1, v2],
     kinetic=(v0**2 + v1**2 + v2**2) / 2, potential=q2,
     holonomic=[q0**2 + q1**2 + q2**2 - (r * (1 + sm.sin(t) / 10))**2],
@@ -31,6 +33,9 @@ TOY = dict(
     initial={q0: r, q1: 0, q2: 0, v0: r / 10, v1: sm.Rational(1, 2), v2: 0},
     outputs={"x": q0},
 )
+
+# The units of TOY without its nonholonomic row.
+HOLONOMIC_ONLY = dict(outputs={"x": "m"}, holonomic=["m²"])
 
 
 def model(**changes):
@@ -68,7 +73,7 @@ class Derivation(unittest.TestCase):
     def test_tags_say_what_the_rows_are(self):
         self.assertEqual(derive(model()).tags, ["nonholonomic", "rheonomic"])
         scleronomic = model(holonomic=[q0**2 + q1**2 + q2**2 - r**2], nonholonomic=None,
-                            initial={q0: r, q1: 0, q2: 0, v0: 0, v1: 1, v2: 0})
+                            units=HOLONOMIC_ONLY, initial={q0: r, q1: 0, q2: 0, v0: 0, v1: 1, v2: 0})
         self.assertEqual(derive(scleronomic).tags, [])
         self.assertIsNone(derive(scleronomic).velocity_rhs)
 
@@ -76,7 +81,7 @@ class Derivation(unittest.TestCase):
         """A pendulum in polar-like coordinates with a rate-dependent force: M = diag(1, q0²),
         Q = (q0 v1² − 1 − v0, −2 q0 v0 v1) for T = (v0² + q0² v1²)/2, V = q0, F = (−v0, 0)."""
         eq = derive(model(kinetic=(v0**2 + q0**2 * v1**2 + v2**2) / 2, potential=q0,
-                          forces=[-v0, 0, 0], nonholonomic=None,
+                          forces=[-v0, 0, 0], nonholonomic=None, units=HOLONOMIC_ONLY,
                           holonomic=[q2], initial={q0: 1, q1: 0, q2: 0, v0: 0, v1: 1, v2: 0}))
         p, w = arrays("q", 3), arrays("v", 3)
         self.assertEqual(eq.mass_matrix, sm.diag(1, p[0]**2, 1))
@@ -139,6 +144,56 @@ class Refusals(unittest.TestCase):
         self.refused("does not start where", reference=dict(
             coordinates=[a], speeds=[b], kinetic=b**2 / 2, initial={a: 2, b: 0}, outputs={"x": a},
             provenance="p", accuracy=1e-10))
+
+    def test_units_that_do_not_fit_the_model(self):
+        """Every way a units dict can miss the model's outputs or rows is refused, naming what
+        is wrong; the good one is accepted and emitted in the entry as given."""
+        good = TOY["units"]
+        cases = [
+            ("a dict with a unit for each output", {**good, "outputs": {}}),
+            ("a dict with a unit for each output", {**good, "outputs": {"x": "m", "y": "m"}}),
+            ("a dict with a unit for each output", {**good, "outputs": {"z": "m"}}),
+            ("a unit is a non-empty string", {**good, "outputs": {"x": ""}}),
+            ("a unit is a non-empty string", {**good, "outputs": {"x": 1}}),
+            ("give their units", {**good, "holonomic": []}),
+            ("give their units", {k: v for k, v in good.items() if k != "nonholonomic"}),
+            ("a list of unit strings", {**good, "holonomic": "m"}),
+            ("a list of unit strings", {**good, "holonomic": [""]}),
+            ("unknown key(s) phi", {**good, "phi": ["m"]}),
+            ("missing key(s) outputs", {"holonomic": ["m"]}),
+            ("units: a dict", ["m"]),
+        ]
+        for phrase, units in cases:
+            with self.subTest(units=units):
+                self.refused(phrase, units=units)
+        self.refused("has no nonholonomic rows; leave it out", nonholonomic=None,
+                     holonomic=[q0**2 + q1**2 + q2**2 - r**2],
+                     initial={q0: r, q1: 0, q2: 0, v0: 0, v1: 1, v2: 0})
+        self.refused("display_name: a non-empty string", display_name=" ")
+        self.refused("missing key(s) display_name, units", display_name=None, units=None)
+        text = cpp_text(derive(model()), "test", "toy.inc")
+        for line in ['entry.display_name = "Toy";', 'entry.units.outputs = {{"x", "m"}};',
+                     'entry.units.holonomic = {"m²"};', 'entry.units.nonholonomic = {"m/s"};']:
+            self.assertIn(line, text)
+
+    def test_analytic_reference_refusals(self):
+        good = dict(outputs={"x": r * (1 + sm.sin(t) / 10)}, provenance="p", accuracy=1e-12)
+        self.refused("output names", reference=dict(analytic={**good, "outputs": {"y": r}}))
+        self.refused("may not depend on the coordinates",
+                     reference=dict(analytic={**good, "outputs": {"x": q0}}))
+        self.refused("does not start where",
+                     reference=dict(analytic={**good, "outputs": {"x": 2 * r}}))
+        self.refused("missing key(s) accuracy",
+                     reference=dict(analytic={"outputs": good["outputs"], "provenance": "p"}))
+        self.refused("analytic stands alone", reference=dict(analytic=good, provenance="p"))
+
+    def test_analytic_reference_is_emitted_as_analytic(self):
+        ref = dict(outputs={"x": r * sm.cos(t)}, provenance="closed form", accuracy=1e-12)
+        eq = derive(model(reference=dict(analytic=ref)))
+        text = cpp_text(eq, "test", "toy.inc")
+        self.assertIn("ReferenceKind::analytic", text)
+        self.assertIn("gen::analytic_outputs(times[i], k_.data(), y.data());", text)
+        self.assertNotIn("odeint", text)
 
 
 class CommandLine(unittest.TestCase):

@@ -18,3 +18,8 @@ add_test(NAME spherical_pendulum_matches_an_independent_solution
                  $<TARGET_FILE:cmbench>)
 # The Python of this folder (tests and test-only models) is clean under pyflakes3 too.
 add_test(NAME derive_tests_pass_pyflakes COMMAND pyflakes3 ${CMAKE_CURRENT_SOURCE_DIR}/derive)
+# A model with a closed-form (analytic) reference, generated like driven_knife_edge.
+add_test(NAME bead_on_rotating_wire_generated_code_is_current
+         COMMAND ${CMB_PYTHON} -m cmbench.derive
+                 ${CMAKE_CURRENT_SOURCE_DIR}/derive/models/bead_on_rotating_wire.py
+                 --out ${CMAKE_CURRENT_SOURCE_DIR}/derive/generated --check)

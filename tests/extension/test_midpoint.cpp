@@ -32,8 +32,6 @@ cmb::LoopOutcome run_midpoint(cmb::Method& method, const cmb::StepperSettings& s
 }  // namespace
 
 CMB_DEFINE_STEPPER(test_midpoint) {
-  cmb::StepperSpec spec{"test_midpoint", cmb::StepperKind::fixed, 2,
-                        "explicit midpoint rule (test only)", run_midpoint};
-  spec.display_name = "Midpoint (test)";
-  return spec;
+  return {"test_midpoint", cmb::StepperKind::fixed, 2, "explicit midpoint rule (test only)",
+          run_midpoint,    "Midpoint (test)"};
 }

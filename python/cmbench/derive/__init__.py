@@ -17,6 +17,11 @@ e.g. sympy.physics.mechanics) and defines
     title, summary, source
                   ProblemInfo.title, the one-line summary of `cmbench list`, and the citation
                   (keys of docs/sources.md)
+    display_name  how figures and tables name the problem ("Spherical pendulum")
+    units         dict: outputs {output name: unit} for every output, and the units of the
+                  constraint rows the figures' drift axes use: holonomic [units of Φ] when it
+                  has holonomic rows, nonholonomic [units of A v − c] when it has those
+                  ("1" for a dimensionless quantity)
     tags          optional list; "nonholonomic" and "rheonomic" are added when they apply
     t_end         default horizon [s]
     coordinates   list of n symbols q (plain symbols, or sympy.physics.mechanics dynamicsymbols
@@ -43,7 +48,10 @@ e.g. sympy.physics.mechanics) and defines
                   integrated by Bulirsch–Stoer with q̇ = u): coordinates, speeds, either
                   kinetic/potential/forces or mass_matrix/forcing (M_r u̇ = F_r), initial, outputs
                   (the same names as MODEL's), provenance (text), accuracy (estimated absolute
-                  error of its outputs) and optionally tolerance (default 1e-13)
+                  error of its outputs) and optionally tolerance (default 1e-13). Or, for a
+                  closed-form solution, dict(analytic=dict(outputs={name: expression of t and
+                  the parameters}, provenance, accuracy)): the reference is then
+                  ReferenceKind::analytic, those expressions evaluated at the sample times
 
 Derived by the generator, never written by the user: M and Q from T and V, the Jacobian
 J = [∂Φ/∂q; ∂g/∂v], ν = [−Φ_t; c], and γ = −(ġ_q v + ġ_t) row by row, where ġ = J_h v + Φ_t for

@@ -46,7 +46,7 @@ def generate(model_path, root, out=None):
         command += f" --out {shown(out, root)}"
     inc_path = os.path.join(out or os.path.join(root, "problems", "generated"), model.id + ".inc")
     cpp_path = os.path.join(out or os.path.join(root, "problems"), model.id + ".cpp")
-    reference_names = ", ".join(model.reference.coordinate_names) if model.reference else ""
+    reference_names = ", ".join(getattr(model.reference, "coordinate_names", None) or [])
     inc = inc_text(eq, command, ", ".join(model.coordinate_names), reference_names)
     # In the tree the include path is the checkout's; with --out the two files sit together and
     # the .cpp includes its .inc by name, so it compiles wherever the directory is.

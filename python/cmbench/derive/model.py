@@ -12,13 +12,16 @@ from sympy.core.function import AppliedUndef
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
-MODEL_KEYS = {"id", "title", "summary", "source", "tags", "t_end", "coordinates", "speeds",
+MODEL_KEYS = {"id", "title", "display_name", "summary", "source", "tags", "units", "t_end",
+              "coordinates", "speeds",
               "kinetic", "potential", "forces", "mass_matrix", "holonomic", "nonholonomic",
               "parameters", "constants", "time", "initial", "outputs", "energy", "reference"}
 REFERENCE_KEYS = {"coordinates", "speeds", "kinetic", "potential", "forces", "mass_matrix",
                   "forcing", "initial", "outputs", "provenance", "accuracy", "tolerance"}
-REQUIRED = ["id", "title", "summary", "source", "t_end", "coordinates", "speeds", "initial",
-            "outputs"]
+ANALYTIC_KEYS = {"outputs", "provenance", "accuracy"}
+UNITS_KEYS = {"outputs", "holonomic", "nonholonomic"}
+REQUIRED = ["id", "title", "display_name", "summary", "source", "units", "t_end", "coordinates",
+            "speeds", "initial", "outputs"]
 DOC_WIDTH = 97  # header lines become "// " + line within the 100-column limit
 
 # The generator's symbols: what the generated C++ functions call their arguments.
@@ -77,8 +80,10 @@ class Model:
     constants: dict            # generator symbol -> value (substituted at emission)
     output_names: list
     energy: object             # sm.Expr or None
+    display_name: str = ""     # how figures name the problem
+    units: dict = None         # {"outputs": [(name, unit)], "holonomic": [...], "nonholonomic": [...]}
     coordinate_names: list = field(default_factory=list)
-    reference: object = None   # Reference or None
+    reference: object = None   # Reference, Analytic or None
 
 
 @dataclass
@@ -90,6 +95,15 @@ class Reference:
     accuracy: float
     tolerance: float
     coordinate_names: list
+
+
+@dataclass
+class Analytic:
+    """A model's closed-form reference: its outputs as expressions of t and the parameters,
+    provenance and accuracy."""
+    outputs: object            # sm.Matrix, one row per output, in the model's order
+    provenance: str
+    accuracy: float
 
 
 def load_model(path):
@@ -344,20 +358,76 @@ def read_model(path, doc, declared):
     energy = declared.get("energy")
     if energy is not None:
         energy = frame.convert(energy, "energy", "tqvk")
+    display_name = declared["display_name"]
+    if not isinstance(display_name, str) or not display_name.strip():
+        raise ModelError("display_name: a non-empty string (how figures name the problem)")
+    units = _units(declared["units"], list(outputs), holonomic.rows, nonholonomic.rows)
     model = Model(path=path, doc=_doc(doc, model_id), id=model_id, title=str(declared["title"]),
                   summary=str(declared["summary"]), source=str(declared["source"]),
                   tags=[str(tag) for tag in declared.get("tags", [])],
                   t_end=float(declared["t_end"]), dynamics=dynamics, holonomic=holonomic,
                   nonholonomic=nonholonomic, parameters=params, constants=symbols.constants,
-                  output_names=list(outputs), energy=energy, coordinate_names=frame.names)
+                  output_names=list(outputs), energy=energy, display_name=display_name,
+                  units=units, coordinate_names=frame.names)
     if declared.get("reference") is not None:
-        model.reference = _reference(symbols, declared["reference"], model.output_names)
+        model.reference = _reference(symbols, frame, declared["reference"], model.output_names)
     return model
 
 
-def _reference(symbols, declared, output_names):
+def _unit_list(declared, key, rows):
+    """The units of a kind of constraint row: a non-empty list of non-empty strings exactly when
+    the model has such rows."""
+    units = declared.get(key, [])
+    if not isinstance(units, (list, tuple)) or not all(isinstance(u, str) and u for u in units):
+        raise ModelError(f"units {key}: a list of unit strings, e.g. [\"m\"] or [\"m\", \"rad\"]")
+    if rows and not units:
+        raise ModelError(f"units {key}: the model has {rows} {key} row(s); give their units")
+    if units and not rows:
+        raise ModelError(f"units {key}: the model has no {key} rows; leave it out")
+    return list(units)
+
+
+def _units(declared, output_names, mh, mn):
+    """The units figures label the problem's axes with: one per output, and those of its
+    holonomic and nonholonomic rows."""
+    if not isinstance(declared, dict):
+        raise ModelError("units: a dict with outputs (name -> unit) and, for its rows, holonomic "
+                         "and nonholonomic (lists of units)")
+    _check_keys("units", declared, UNITS_KEYS, ["outputs"])
+    outputs = declared["outputs"]
+    if not isinstance(outputs, dict) or set(outputs) != set(output_names):
+        given = sorted(outputs) if isinstance(outputs, dict) else outputs
+        raise ModelError(f"units outputs: a dict with a unit for each output {output_names}, "
+                         f"not {given}")
+    bad = [name for name, unit in outputs.items() if not isinstance(unit, str) or not unit]
+    if bad:
+        raise ModelError(f"units outputs: {', '.join(bad)}: a unit is a non-empty string "
+                         "(\"1\" for a number)")
+    return {"outputs": [(name, outputs[name]) for name in output_names],
+            "holonomic": _unit_list(declared, "holonomic", mh),
+            "nonholonomic": _unit_list(declared, "nonholonomic", mn)}
+
+
+def _analytic(frame, declared, output_names):
+    if not isinstance(declared, dict):
+        raise ModelError("reference analytic: a dict with outputs, provenance and accuracy")
+    _check_keys("reference analytic", declared, ANALYTIC_KEYS, sorted(ANALYTIC_KEYS))
+    outputs = declared["outputs"]
+    if not isinstance(outputs, dict) or list(outputs) != output_names:
+        raise ModelError("reference analytic outputs: a dict with the model's output names in "
+                         f"order, {output_names}")
+    matrix = frame.matrix(list(outputs.values()), "reference analytic outputs", "tk")
+    return Analytic(matrix, str(declared["provenance"]), float(declared["accuracy"]))
+
+
+def _reference(symbols, model_frame, declared, output_names):
     if not isinstance(declared, dict):
         raise ModelError("reference: a dict (or omit it for a self-converged reference)")
+    if "analytic" in declared:
+        if len(declared) != 1:
+            raise ModelError("reference: analytic stands alone (a closed form needs no reduced "
+                             f"model); remove {', '.join(sorted(set(declared) - {'analytic'}))}")
+        return _analytic(model_frame, declared["analytic"], output_names)
     _check_keys("reference", declared, REFERENCE_KEYS,
                 ["coordinates", "speeds", "initial", "outputs", "provenance", "accuracy"])
     frame = symbols.frame(declared["coordinates"], declared["speeds"])

@@ -150,6 +150,10 @@ Mat DrivenKnifeEdge::reference_outputs(const std::vector<double>& times) const {
 CMB_DEFINE_PROBLEM(driven_knife_edge) {
   cmb::ProblemEntry entry;
   entry.id = "driven_knife_edge";
+  entry.display_name = "Driven knife edge";
+  entry.units.outputs = {{"x", "m"}, {"theta", "rad"}};
+  entry.units.holonomic = {"m"};
+  entry.units.nonholonomic = {"m/s"};
   entry.summary = "test-only rheonomic and nonholonomic model of the generator's tests";
   entry.params = {
       cmb::t_end_param(5.0),

@@ -20,6 +20,8 @@ m, inertia, a, rate, slip, k, c, theta0 = sm.symbols("m I a Omega s k c theta0")
 MODEL = dict(
     id="driven_knife_edge",
     title="Knife-edge body dragged along a prescribed path (test only)",
+    display_name="Driven knife edge",
+    units=dict(outputs={"x": "m", "theta": "rad"}, holonomic=["m"], nonholonomic=["m/s"]),
     summary="test-only rheonomic and nonholonomic model of the generator's tests",
     source="defined for the tests of cmbench.derive",
     t_end=5.0,
