@@ -53,7 +53,7 @@ grep -E "tests passed|tests failed" "$work/test.log"
 stage "what changed besides the new files"
 changed="$(git status --porcelain)"
 echo "$changed"
-expected='^( M (methods/methods\.def|problems/problems\.def|README\.md|docs/methods\.md|python/cmbench/entries\.json)|\?\? (methods/cholesky_schur\.cpp|problems/bead_on_parabola\.(cpp|inc)|docs/methods/cholesky_schur\.md|docs/problems/bead_on_parabola\.md))$'
+expected='^( M (methods/methods\.def|problems/problems\.def|README\.md|docs/methods\.md|docs/bad_input\.md|python/cmbench/entries\.json)|\?\? (methods/cholesky_schur\.cpp|problems/bead_on_parabola\.(cpp|inc)|docs/methods/cholesky_schur\.md|docs/problems/bead_on_parabola\.md))$'
 unexpected="$(grep -Ev "$expected" <<<"$changed" || true)"
 [ -z "$unexpected" ] || fail "edits outside the new files and the generated ones: $unexpected"
 stage "a method and a problem added with one file (two for a generated problem) and one line each; the whole suite passes"

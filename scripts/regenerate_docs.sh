@@ -3,7 +3,8 @@
 # problem and integrator pages (docs/<kind>/<id>.md) from the source headers, the capability
 # table of docs/methods.md, the README's table of entries and the display names and units the
 # figures use (python/cmbench/entries.json) from the catalog of the built
-# executable, the bad-input page, the JSON schema page and the Python API page. The ctests named
+# executable, the bad-input page, the JSON schema page, the Python API page and the measured
+# numbers of the docs (cmbench.docs.numbers, without the slow ones). The ctests named
 # *_is_current / docs_pages_are_current check the same things; this command makes them pass.
 # Usage: scripts/regenerate_docs.sh [CMBENCH]   (default: build/cmbench, brought up to date first)
 set -euo pipefail
@@ -24,4 +25,6 @@ run cmbench.docs.bad_input_table "$cmbench" --write
 run cmbench.docs.schema_page --write
 run cmbench.docs.settings_table --write
 run cmbench.docs.api_page --write
+# Measured numbers last: the drift table of docs/methods.md has a row per method.
+run cmbench.docs.numbers --cmbench "$cmbench" --write
 echo "regenerate_docs: pages and tables written; review them with git diff"
