@@ -66,10 +66,11 @@ def test_the_quick_start_is_two_commands_that_install_what_they_need():
 
 
 def mapped(code, scratch):
+    # /tmp/ first: the build paths put in after it lie under /tmp when the checkout does.
+    code = code.replace("/tmp/", scratch + "/")
     build_python = os.environ["PYTHONPATH"].split(os.pathsep)[0]
     code = code.replace("build/cmbench", os.environ["CMBENCH"])
-    code = code.replace("build/python", build_python)
-    return code.replace("/tmp/", scratch + "/")
+    return code.replace("build/python", build_python)
 
 
 def examples():
