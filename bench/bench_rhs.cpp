@@ -1,8 +1,9 @@
 // Cost of one right-hand-side call, for every method × problem at default sizes (rhs/), with
 // linear_solver = dense where auto would take the sparse path (dense/), and over N for
-// n_four_bar and n_pendulum (scaling/). Google Benchmark (Debian libbenchmark-dev), built with
-// -DCMB_BENCH=ON; JSON with --benchmark_out=FILE --benchmark_out_format=json.
-// Benchmarks, not tests: nothing here asserts a time.
+// n_four_bar and n_pendulum (scaling/); cost of a DAE integrator's step over N (dae_step/: per
+// step, items_per_second = steps per second). Google Benchmark (Debian libbenchmark-dev), built
+// with -DCMB_BENCH=ON; JSON with --benchmark_out=FILE --benchmark_out_format=json. Benchmarks, not
+// tests: nothing here asserts a time.
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "catalog/catalog.hpp"
 #include "core/errors.hpp"
+#include "core/integrator.hpp"
 
 namespace {
 
@@ -59,7 +61,49 @@ int largest_n(const std::string& method_id) {
   return has_linear_solver_choice(method_id) ? 1000 : 200;
 }
 
+// kSteps fixed steps of 1 ms of `integrator_id` from the packed initial state (pack, the start's
+// KKT solve, is outside the timing); a refusal or a failed run is reported as an error.
+void dae_step_cost(benchmark::State& state, const std::string& problem_id,
+                   const nlohmann::json& params, const std::string& integrator_id) {
+  constexpr int kSteps = 20;
+  constexpr double kDt = 1e-3;
+  const auto problem = make_problem(problem_id, params);
+  const auto integrator = make_integrator(integrator_id, nlohmann::json::object());
+  try {
+    integrator->bind(*problem);
+  } catch (const NumericalFailure& failure) {
+    state.SkipWithError(failure.what());
+    return;
+  }
+  const Sizes s = problem->sizes();
+  Vec q(s.nq), v(s.nq), x(integrator->state_size());
+  problem->initial_state(q, v);
+  integrator->stats().set_enabled(false);
+  StepperSettings settings;
+  settings.dt = kDt;
+  const std::vector<double> samples{kSteps * kDt};
+  const SampleObserver ignore = [](double, CVecRef) {};
+  for (auto _ : state) {
+    state.PauseTiming();
+    integrator->pack(0.0, q, v, x);
+    state.ResumeTiming();
+    const LoopOutcome outcome = integrator->integrate(settings, x, samples, ignore, LoopLimits{});
+    if (outcome.status != RunStatus::ok) {
+      state.SkipWithError(outcome.message.c_str());
+      return;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kSteps);
+  state.counters["nq"] = s.nq;
+}
+
 void register_all() {
+  for (const auto& i : integrator_registry())
+    for (const std::string family : {"n_four_bar", "n_pendulum"})
+      for (int n : {10, 20, 50, 100, 200, 500, 1000})
+        benchmark::RegisterBenchmark(
+            ("dae_step/" + family + "/N=" + std::to_string(n) + "/" + i.id).c_str(), dae_step_cost,
+            family, nlohmann::json{{"N", n}}, i.id);
   for (const auto& m : method_registry()) {
     for (const auto& p : problem_registry())
       benchmark::RegisterBenchmark(("rhs/" + p.id + "/" + m.id).c_str(), rhs_cost, p.id,

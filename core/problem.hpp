@@ -181,6 +181,20 @@ class Problem {
   /// The nonzeros of J(t, q), all rows, sent to `sink` (sparse evaluation).
   virtual void jacobian_entries(double t, CVecRef q, SparseSink& sink) const {}
 
+  /// Optional analytic tangents for the iteration matrices of the index-3 integrators
+  /// (generalized_alpha, ali3p). With a and w held fixed, the force residual
+  /// r(q, v) = M(t, q) a − Q(t, q, v) + J_h(t, q)ᵀ w  (J_h: the holonomic rows) has the tangents
+  /// K = ∂r/∂q and C = −∂Q/∂v; the call sends their nonzeros to the two sinks, in the same
+  /// (row, col) sequence at every call (the pattern), zeros included. Where a problem sends them
+  /// the integrators need no difference quotients (2n + 1 force evaluations per matrix) and, with
+  /// sparse evaluation, assemble and factorize their iteration matrices sparsely. The problem
+  /// conformance suite checks them against central differences. Problems that send them return
+  /// true.
+  virtual bool has_residual_tangents() const { return false; }
+  /// The nonzeros of K = ∂r/∂q and C = −∂Q/∂v at (t, q, v, a, w) (see has_residual_tangents).
+  virtual void residual_tangent_entries(double t, CVecRef q, CVecRef v, CVecRef a, CVecRef w,
+                                        SparseSink& K, SparseSink& C) const {}
+
   /// Unilateral rows g(t,q) ≥ 0 (sizes().mu of them). While a row is closed (g ≈ 0, ġ ≈ 0) its
   /// acceleration must not push into the support: G q̈ ≥ d with G = ∂g/∂q and d = −Ġv.
   virtual void unilateral_gaps(double t, CVecRef q, VecRef g) const {}

@@ -11,8 +11,9 @@
 //   f(q) = (h²/4) (M q̈ + Jᵀ(αΦ + λ*) − Q) = 0,
 //   [M + (h/2) C + (h²/4)(JᵀαJ + K)] Δq = −f,   (q, q̇, q̈) += (Δq, (2/h)Δq, (4/h²)Δq),
 //   λ* ← λ* + αΦ(q)   after every iteration (the augmented-Lagrangian update),
-// with K = ∂(M q̈ − Q + Jᵀw)/∂q at w = αΦ + λ* and C = −∂Q/∂q̇ by forward difference quotients
-// (2n + 1 force evaluations, counted in rhs_calls). Newton stops when ‖Δq‖∞ ≤ tol·ℓ and every
+// with K = ∂(M q̈ − Q + Jᵀw)/∂q at w = αΦ + λ* and C = −∂Q/∂q̇: the problem's own where it
+// declares them (Problem::residual_tangent_entries), else forward difference quotients (2n + 1
+// force evaluations, counted in rhs_calls). Newton stops when ‖Δq‖∞ ≤ tol·ℓ and every
 // |Φ_i| ≤ tol·ℓ·‖J_i‖∞ (ℓ = ‖q₀‖∞, the size of the mechanism; J_i row i of J at the start, so
 // that Φ_i/‖J_i‖ is in the units of q). The tangent is formed at the first iteration of each step
 // and kept while each iteration shrinks the correction at least fourfold; after one that does
@@ -49,16 +50,19 @@
 // alpha_rel, scd 6.4, 7.2, 7.1, 6.8, 6.4 at h = 2, 1, 0.5, 0.25, 0.125 µs (and lower with a
 // larger alpha_rel: 5.2 at 1e5, h = 0.25 µs), where generalized_alpha, whose scaled iteration
 // keeps Φ out of the forces, reaches 8.0 at 0.25 µs. On IFToMM A02 (n_four_bar) the default
-// alpha_rel ends newton_failed at the first singular position (t ≈ 0.66 s, h = 1 ms): the
+// alpha_rel ends newton_failed at the first singular position (t ≈ 0.63 s, h = 1 ms): the
 // augmented-Lagrangian update contracts by 1/(1 + alpha_rel·σ) and σ vanishes there; alpha_rel
-// = 1e5 or 1e6 carries N = 40 through all 20 s on the branch (max error 2.4e-3 and 2.6e-3 at
-// h = 1 ms; 1.2e-3 at 0.5 ms with 1e6).
+// = 1e5 or 1e6 carries N = 40 through all 20 s on the branch (max error 2.4e-3 and 1.1e-3 at
+// h = 1 ms; 7.7e-4 at 0.5 ms with 1e6; sparse path).
 // Redundant rows (Bricard) and singular configurations (IFToMM A02) keep P and the tangent
 // positive definite (M + a positive semi-definite term): λ* is then one solution among many.
+// linear_solver: dense LU, or sparse (KLU on the entries; auto: from n + m ≥ 16). The Newton stop
+// leaves up to tol·ℓ per step: the paths' rounding moves results that much (docs/integrators.md).
 // State: x = [q; q̇; q̈; λ*] (3n + m).
 // Fails when: Newton does not meet tol within max_iterations (newton_failed, naming t); the
 // tangent or P is singular (singular); the residual is not finite (diverged). Refuses
-// nonholonomic and unilateral rows and more than 1000 coordinates (unsupported).
+// nonholonomic and unilateral rows, more than 1000 coordinates on the dense path, and
+// linear_solver = sparse on a problem without sparse entries or residual tangents (unsupported).
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -66,9 +70,10 @@
 #include "core/errors.hpp"
 #include "core/integrator.hpp"
 #include "core/registry.hpp"
-#include "integrators/base/dense_lu.hpp"
 #include "integrators/base/index3_terms.hpp"
+#include "integrators/base/iteration_matrix.hpp"
 #include "integrators/base/newton_control.hpp"
+#include "integrators/base/penalty_factors.hpp"
 
 namespace cmb {
 namespace {
@@ -77,38 +82,33 @@ class Ali3p : public Integrator {
  public:
   explicit Ali3p(const Params& p)
       : Integrator(p),
-        alpha_abs_(p.is_set("alpha") ? p.number("alpha") : 0.0),
-        alpha_rel_(p.number("alpha_rel")),
-        norm_scaling_(p.choice("penalty_scaling") == "norm"),
+        penalty_(p.is_set("alpha") ? p.number("alpha") : 0.0, p.number("alpha_rel"),
+                 p.choice("penalty_scaling") == "norm"),
         tol_(p.number("tol")),
         max_iterations_(static_cast<int>(p.integer("max_iterations"))),
-        recover_(p.choice("multipliers") == "kkt") {}
+        recover_(p.choice("multipliers") == "kkt"),
+        linear_solver_(p.choice("linear_solver")) {}
 
   void bind(const Problem& problem) override {
-    terms_.bind(problem, "ali3p");
+    terms_.bind(problem, "ali3p", linear_solver_);
     problem_ = &problem;
     n_ = terms_.n();
     m_ = terms_.m();
+    sparse_ = terms_.sparse_path();
     r_.setZero(n_);
     Phi_.setZero(m_);
     w_.setZero(m_);
-    alpha_.setZero(m_);
-    weights_.setZero(m_);
-    row_inertia_.setOnes(m_);
-    row_norm_.setOnes(m_);
+    penalty_.bind(m_);
     rows_.setZero(m_);
     b_.setZero(n_);
-    K_.setZero(n_, n_);
-    C_.setZero(n_, n_);
-    tangent_.bind(n_);
-    projector_.bind(n_);
+    tangent_.bind(n_, sparse_);
+    projector_.bind(n_, sparse_);
+    work_.setZero(n_);
     qdd_.setZero(n_);
     lambda_.setZero(m_);
     x_work_.setZero(state_size());
-    for (const char* key : {"newton_iterations", "linear_solves", "convergence_failures",
-                            "matrix_refreshes", "stagnations", "projections"})
-      stats().add(key, 0);  // a counter's first use allocates: not inside a step
-    set_step(1e-3);         // evaluate_callbacks may come before any run
+    register_newton_counters(stats());
+    set_step(1e-3);  // evaluate_callbacks may come before any run
   }
 
   int state_size() const override { return 3 * n_ + m_; }
@@ -118,20 +118,7 @@ class Ali3p : public Integrator {
     x.segment(n_, n_) = v;
     terms_.set_scale(q);
     start_failure_ = terms_.kkt_start(t, q, v, x.segment(2 * n_, n_), x.tail(m_), unique_);
-    // (J M⁻¹Jᵀ)_ii = ‖L⁻¹J_iᵀ‖² (M = LLᵀ) and ‖J_i‖∞ at the start, for the row penalties and
-    // the constraint test (pack may allocate).
-    const Eigen::LLT<Mat> llt(terms_.M());
-    const Mat y = llt.matrixL().solve(terms_.J().transpose());
-    for (int i = 0; i < m_; ++i) {
-      const double d = y.col(i).squaredNorm();
-      const double norm = terms_.J().row(i).lpNorm<Eigen::Infinity>();
-      row_inertia_(i) = d > 0.0 && std::isfinite(d) ? 1.0 / d : 1.0;
-      row_norm_(i) = norm > 0.0 ? norm : 1.0;
-    }
-    if (norm_scaling_ && m_ > 0) {
-      const double jtj = (terms_.J().transpose() * terms_.J()).lpNorm<Eigen::Infinity>();
-      row_inertia_.setConstant(jtj > 0.0 ? terms_.M().lpNorm<Eigen::Infinity>() / jtj : 1.0);
-    }
+    penalty_.start(terms_.start_norms(t, q, penalty_.needs_row_inertia()));
     set_step(h_);
   }
 
@@ -151,8 +138,8 @@ class Ali3p : public Integrator {
 
   nlohmann::json effective_params() const override {
     nlohmann::json out = params().values();
-    out["alpha_min"] = m_ ? alpha_.minCoeff() : 0.0;  // the row penalties α_i in use
-    out["alpha_max"] = m_ ? alpha_.maxCoeff() : 0.0;
+    out["alpha_min"] = m_ ? penalty_.alpha().minCoeff() : 0.0;  // the row penalties α_i in use
+    out["alpha_max"] = m_ ? penalty_.alpha().maxCoeff() : 0.0;
     return out;
   }
 
@@ -177,11 +164,7 @@ class Ali3p : public Integrator {
  private:
   void set_step(double h) {
     h_ = h;
-    if (alpha_abs_ > 0.0)
-      alpha_.setConstant(alpha_abs_);
-    else
-      alpha_ = (alpha_rel_ * 4.0 / (h * h)) * row_inertia_;
-    weights_ = (0.25 * h * h) * alpha_;
+    penalty_.set_step(h);
   }
 
   void step(double t, double h, Vec& x, LoopCounters& counters) {
@@ -201,19 +184,28 @@ class Ali3p : public Integrator {
 
   // r = M q̈ − Q + Jᵀ(αΦ + λ*) with Φ_ already at q.
   void evaluate_residual(double t, CVecRef x) {
-    w_ = x.tail(m_) + alpha_.cwiseProduct(Phi_);
+    w_ = x.tail(m_) + penalty_.alpha().cwiseProduct(Phi_);
     terms_.residual(t, x.head(n_), x.segment(n_, n_), x.segment(2 * n_, n_), w_, r_);
     require_finite(r_.allFinite() && Phi_.allFinite(), "ali3p: the residual", t);
   }
 
+  // The tangent, dense or assembled from the problem's entries (sparse path), factorized.
   void form_tangent(double t, CVecRef x, LoopCounters& counters) {
     const auto q = x.head(n_);
-    terms_.matrices(t, q);
-    counters.rhs_calls +=
-        terms_.tangents(t, q, x.segment(n_, n_), x.segment(2 * n_, n_), w_, r_, K_, C_);
-    Mat& T = tangent_.matrix();
-    T = terms_.M() + (0.5 * h_) * C_ + (0.25 * h_ * h_) * K_;
-    terms_.add_weighted_jtj(weights_, T);
+    const auto v = x.segment(n_, n_);
+    const auto qdd = x.segment(2 * n_, n_);
+    if (sparse_) {
+      SparseLu& entries = tangent_.begin_entries();
+      terms_.add_mass(t, q, 1.0, entries);
+      terms_.add_tangents(t, q, v, qdd, w_, 0.25 * h_ * h_, 0.5 * h_, entries);
+      terms_.add_weighted_gram(t, q, penalty_.weights(), entries);
+    } else {
+      terms_.matrices(t, q);
+      counters.rhs_calls += terms_.tangents(t, q, v, qdd, w_, r_);
+      Mat& T = tangent_.dense();
+      T = terms_.M() + (0.5 * h_) * terms_.C() + (0.25 * h_ * h_) * terms_.K();
+      terms_.add_weighted_jtj(penalty_.weights(), T);
+    }
     ++counters.jacobian_evaluations;
     const double ratio = tangent_.factorize();
     require_regular(ratio, kSingularRatio, t, "ali3p: tangent M + (h/2)C + (h²/4)(JᵀαJ + K)");
@@ -227,7 +219,7 @@ class Ali3p : public Integrator {
     auto lambda = x.tail(m_);
     const double bound = tol_ * terms_.scale();
     problem_->constraints(t, q, Phi_);
-    newton_.start(bound, terms_.scale());
+    newton_.start(bound, terms_.scale(), false);
     for (int k = 0; k < max_iterations_; ++k) {
       evaluate_residual(t, x);
       ++counters.rhs_calls;
@@ -243,11 +235,12 @@ class Ali3p : public Integrator {
       v += (2.0 / h_) * b_;
       qdd += (4.0 / (h_ * h_)) * b_;
       problem_->constraints(t, q, Phi_);
-      lambda += alpha_.cwiseProduct(Phi_);
+      lambda += penalty_.alpha().cwiseProduct(Phi_);
       const double size = b_.lpNorm<Eigen::Infinity>();
       require_finite(std::isfinite(size), "ali3p: the Newton correction", t);
       // A small correction with Φ still large is not convergence: both are judged.
-      const NewtonControl::Verdict verdict = newton_.judge(std::max(size, constraint_error()));
+      const NewtonControl::Verdict verdict =
+          newton_.judge(std::max(size, penalty_.constraint_error(Phi_)));
       if (verdict == NewtonControl::Verdict::stalled) stats().add("stagnations");
       if (verdict != NewtonControl::Verdict::go_on) return;
     }
@@ -259,35 +252,47 @@ class Ali3p : public Integrator {
     throw NumericalFailure(RunStatus::newton_failed, msg.str());
   }
 
-  // max_i |Φ_i| / ‖J_i‖∞: the constraint error in the units of q.
-  double constraint_error() const {
-    return m_ ? Phi_.cwiseAbs().cwiseQuotient(row_norm_).maxCoeff() : 0.0;
-  }
-
   // P q̇ = M q̇* + (h²/4)Jᵀαν, then P q̈ = M q̈* + (h²/4)Jᵀαγ, P = M + (h²/4)JᵀαJ at q_{n+1}.
   void project(double t, Vec& x) {
     const auto q = x.head(n_);
     auto v = x.segment(n_, n_);
     auto qdd = x.segment(2 * n_, n_);
-    terms_.matrices(t, q);
-    Mat& P = projector_.matrix();
-    P = terms_.M();
-    terms_.add_weighted_jtj(weights_, P);
+    form_projector(t, q);
+    problem_->velocity_rhs(t, q, rows_);
+    project_onto_rows(t, q, v);
+    problem_->acceleration_rhs(t, q, v, rows_);
+    project_onto_rows(t, q, qdd);
+    stats().add("projections");
+  }
+
+  void form_projector(double t, CVecRef q) {
+    if (sparse_) {
+      SparseLu& entries = projector_.begin_entries();
+      terms_.add_mass(t, q, 1.0, entries);
+      terms_.add_weighted_gram(t, q, penalty_.weights(), entries);
+    } else {
+      terms_.matrices(t, q);
+      Mat& P = projector_.dense();
+      P = terms_.M();
+      terms_.add_weighted_jtj(penalty_.weights(), P);
+    }
     require_regular(projector_.factorize(), kSingularRatio, t,
                     "ali3p: projection matrix M + (h²/4)JᵀαJ");
-    problem_->velocity_rhs(t, q, rows_);
-    rows_ = rows_.cwiseProduct(weights_);
-    b_.noalias() = terms_.M() * v;
-    b_.noalias() += terms_.J().transpose() * rows_;
+  }
+
+  // y ← P⁻¹(M y + Jᵀ diag((h²/4)α) rows_), rows_ the right-hand side of J y = rows_.
+  void project_onto_rows(double t, CVecRef q, VecRef y) {
+    rows_ = rows_.cwiseProduct(penalty_.weights());
+    if (sparse_) {
+      work_ = y;
+      terms_.mass_times(t, q, work_, b_);
+      terms_.add_jacobian_transpose_times(t, q, rows_, b_);
+    } else {
+      b_.noalias() = terms_.M() * y;
+      b_.noalias() += terms_.J().transpose() * rows_;
+    }
     projector_.solve_in_place(b_);
-    v = b_;
-    problem_->acceleration_rhs(t, q, v, rows_);
-    rows_ = rows_.cwiseProduct(weights_);
-    b_.noalias() = terms_.M() * qdd;
-    b_.noalias() += terms_.J().transpose() * rows_;
-    projector_.solve_in_place(b_);
-    qdd = b_;
-    stats().add("projections");
+    y = b_;
   }
 
   // M plus positive semi-definite terms: only an exactly vanishing pivot (or round-off at that
@@ -296,22 +301,19 @@ class Ali3p : public Integrator {
 
   const Problem* problem_ = nullptr;
   Index3Terms terms_;
-  double alpha_abs_, alpha_rel_;
-  bool norm_scaling_;
+  PenaltyFactors penalty_;
   double tol_;
   int max_iterations_;
   bool recover_;
+  std::string linear_solver_;
+  bool sparse_ = false;
   double h_ = 1e-3;
   int n_ = 0, m_ = 0;
   bool unique_ = true, sample_unique_ = true;
   std::string start_failure_;
-  Mat K_, C_;
-  DenseLu tangent_, projector_;
+  IterationMatrix tangent_, projector_;
   NewtonControl newton_;
-  Vec r_, Phi_, w_, rows_, b_, qdd_, lambda_, x_work_;
-  Vec alpha_, weights_;  // α_i, and (h²/4)α_i
-  Vec row_inertia_;  // 1/(J M⁻¹Jᵀ)_ii at the start, or ‖M‖∞/‖JᵀJ‖∞ (norm scaling)
-  Vec row_norm_;     // ‖J_i‖∞ at the start
+  Vec r_, Phi_, w_, rows_, b_, qdd_, lambda_, x_work_, work_;
 };
 
 }  // namespace
@@ -341,6 +343,7 @@ CMB_DEFINE_INTEGRATOR(ali3p) {
       tol,
       cmb::integer_param("max_iterations", 50, 1, 1000, "Newton iterations allowed per step"),
       cmb::multipliers_param(),
+      cmb::linear_solver_param(),
   };
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::Ali3p>(p); };
   return entry;

@@ -13,14 +13,19 @@
 // (q_{n+1}, λ_{n+1}) from the predictor q̈_{n+1} = q̈_n, λ_{n+1} = λ_n:
 //   [M β' + C_t γ' + K_t, Jᵀ; J, 0] [Δq; Δλ] = −[r; Φ],
 //   β' = (1 − α_m)/(βh²(1 − α_f)),  γ' = γ/(βh),  (q, v, q̈, a) += (Δq, γ'Δq, β'Δq, Δq/(βh²)),
-// r = M q̈ − Q + Jᵀλ, K_t = ∂r/∂q and C_t = −∂Q/∂v by forward difference quotients (2n + 1
-// force evaluations, counted in rhs_calls). Scaling: dynamic rows times s = 1/β', constraint rows
-// times κ = ‖M‖∞/‖J‖∞ (at the start), λ = (κ/s)μ: the matrix [M + sγ'C_t + sK_t, κJᵀ; κJ, 0] has
-// blocks the size of M for every h (unscaled, the dynamic block grows like h⁻²), and Δq and Δμ
-// are both in the units of q. Newton stops when max(‖Δq‖∞, ‖Δμ‖∞) ≤ tol·ℓ, ℓ = ‖q₀‖∞ the size
-// of the mechanism. The matrix is formed at the first iteration of each step and kept
-// (simplified Newton) while each iteration shrinks the correction at least fourfold; after one
-// that does not, it is formed again. Dense LU with partial pivoting (integrators/base/).
+// r = M q̈ − Q + Jᵀλ, K_t = ∂r/∂q and C_t = −∂Q/∂v: the problem's own where it declares them
+// (Problem::residual_tangent_entries), else forward difference quotients (2n + 1 force
+// evaluations per matrix, counted in rhs_calls). Scaling: dynamic rows times s = 1/β',
+// constraint rows times κ = ‖M‖∞/‖J‖∞ (at the start), λ = (κ/s)μ: the matrix
+// [M + sγ'C_t + sK_t, κJᵀ; κJ, 0] has blocks the size of M for every h (unscaled, the dynamic
+// block grows like h⁻²), and Δq and Δμ are both in the units of q. Newton stops when
+// max(‖Δq‖∞, ‖Δμ‖∞) ≤ tol·ℓ, ℓ = ‖q₀‖∞ the size of the mechanism. The matrix is formed at the
+// first iteration of each step and kept (simplified Newton) while each iteration shrinks the
+// correction at least fourfold; after one that does not, it is formed again
+// (integrators/base/newton_control.hpp; iteration_matrix = kept also carries it over between
+// steps). linear_solver: dense LU with partial pivoting, or sparse: assembled from the
+// problem's entries of M, J and the tangents and factorized by KLU; auto (default) is sparse
+// where the problem sends all three, from 16 rows (docs/integrators.md).
 // Start: q̈_0, λ_0 of the KKT system at (q_0, v_0); start = shifted (default) then takes the
 // perturbed starting value of [ArnoldBruls2007], a_0 = q̈(Δ_α h): the KKT accelerations at the
 // Taylor-predicted state (q_0 + Δ_α h v_0 + ½(Δ_α h)² q̈_0, v_0 + Δ_α h q̈_0); start = consistent
@@ -49,20 +54,22 @@
 // like q and v, and free of the amplification; multipliers = scheme reports the iterates.
 // State: x = [q; v; q̈; a; λ] (4n + m).
 // Measured on IFToMM A02 (n_four_bar N = 40, 20 s, every singular position): on the branch at
-// h = 1 ms and 0.5 ms, max error 2.1e-3 and 5.1e-4 m (IFToMM's threshold 1e-3); dense, it forms
-// the 485-row matrix from 487 force evaluations at every step (394 s at h = 0.5 ms).
+// h = 1 ms and 0.5 ms, max error 2.1e-3 and 5.1e-4 m (IFToMM's threshold 1e-3), in 1.3 and
+// 1.6 s on the sparse path (292 and 955 s dense with difference quotients).
 // Fails when: Newton does not meet tol within max_iterations (newton_failed, naming t); the
 // iteration matrix is singular — redundant rows (Bricard) or a step landing on a singular
 // configuration (singular); the residual is not finite (diverged). Refuses nonholonomic and
-// unilateral rows and more than 1000 coordinates (unsupported).
+// unilateral rows, more than 1000 coordinates on the dense path, and linear_solver = sparse on a
+// problem without sparse entries or residual tangents (unsupported).
 #include <cmath>
 #include <sstream>
 
 #include "core/errors.hpp"
 #include "core/integrator.hpp"
 #include "core/registry.hpp"
-#include "integrators/base/dense_lu.hpp"
 #include "integrators/base/index3_terms.hpp"
+#include "integrators/base/iteration_matrix.hpp"
+#include "integrators/base/kkt_projection.hpp"
 #include "integrators/base/newton_control.hpp"
 
 namespace cmb {
@@ -79,7 +86,9 @@ class GeneralizedAlpha : public Integrator {
         project_velocity_(p.choice("projections") != "none"),
         project_acceleration_(p.choice("projections") == "velocity_acceleration"),
         shifted_start_(p.choice("start") == "shifted"),
-        recover_(p.choice("multipliers") == "kkt") {
+        recover_(p.choice("multipliers") == "kkt"),
+        linear_solver_(p.choice("linear_solver")),
+        keep_matrix_(p.choice("iteration_matrix") == "kept") {
     alpha_m_ = (2.0 * rho_ - 1.0) / (rho_ + 1.0);
     alpha_f_ = rho_ / (rho_ + 1.0);
     gamma_ = 0.5 + alpha_f_ - alpha_m_;
@@ -87,28 +96,22 @@ class GeneralizedAlpha : public Integrator {
   }
 
   void bind(const Problem& problem) override {
-    terms_.bind(problem, "generalized_alpha");
+    terms_.bind(problem, "generalized_alpha", linear_solver_);
     problem_ = &problem;
     n_ = terms_.n();
     m_ = terms_.m();
+    sparse_ = terms_.sparse_path();
     r_.setZero(n_);
     Phi_.setZero(m_);
-    K_.setZero(n_, n_);
-    C_.setZero(n_, n_);
-    lu_.bind(n_ + m_);
+    matrix_.bind(n_ + m_, sparse_);
     b_.setZero(n_ + m_);
     a_next_.setZero(n_);
     qdd_.setZero(n_);
     lambda_.setZero(m_);
     x_work_.setZero(state_size());
-    if (project_velocity_) {
-      projector_.bind(n_ + m_);
-      rows_.setZero(m_);
-    }
-    for (const char* key : {"newton_iterations", "linear_solves", "convergence_failures",
-                            "matrix_refreshes", "stagnations", "projections"})
-      stats().add(key, 0);  // a counter's first use allocates: not inside a step
-    set_step(1e-3);         // evaluate_callbacks may come before any run
+    if (project_velocity_) projection_.bind(n_, m_, sparse_);
+    register_newton_counters(stats());
+    set_step(1e-3);  // evaluate_callbacks may come before any run
   }
 
   int state_size() const override { return 4 * n_ + m_; }
@@ -117,10 +120,11 @@ class GeneralizedAlpha : public Integrator {
     x.head(n_) = q;
     x.segment(n_, n_) = v;
     terms_.set_scale(q);
+    newton_.invalidate();
     start_failure_ = terms_.kkt_start(t, q, v, x.segment(2 * n_, n_), x.tail(m_), unique_);
     x.segment(3 * n_, n_) = x.segment(2 * n_, n_);  // a_0 = q̈_0 until a run knows h
-    const double j_norm = m_ ? terms_.J().lpNorm<Eigen::Infinity>() : 0.0;
-    kappa_ = j_norm > 0.0 ? terms_.M().lpNorm<Eigen::Infinity>() / j_norm : 1.0;
+    const StartNorms norms = terms_.start_norms(t, q, false);
+    kappa_ = norms.jacobian > 0.0 ? norms.mass / norms.jacobian : 1.0;
     fresh_ = true;
   }
 
@@ -166,6 +170,7 @@ class GeneralizedAlpha : public Integrator {
 
  private:
   void set_step(double h) {
+    if (h != h_) newton_.invalidate();
     h_ = h;
     s_ = beta_ * h * h * (1.0 - alpha_f_) / (1.0 - alpha_m_);  // 1/β'
     gamma_prime_ = gamma_ / (beta_ * h);
@@ -212,24 +217,34 @@ class GeneralizedAlpha : public Integrator {
   }
 
   void form_matrix(double t, CVecRef x, LoopCounters& counters) {
+    if (sparse_) return form_sparse_matrix(t, x, counters);
     const auto q = x.head(n_);
     terms_.matrices(t, q);
     counters.rhs_calls +=
-        terms_.tangents(t, q, x.segment(n_, n_), x.segment(2 * n_, n_), x.tail(m_), r_, K_, C_);
-    Mat& A = lu_.matrix();
-    A.topLeftCorner(n_, n_) = terms_.M() + (s_ * gamma_prime_) * C_ + s_ * K_;
-    fill_constraint_blocks(A);
+        terms_.tangents(t, q, x.segment(n_, n_), x.segment(2 * n_, n_), x.tail(m_), r_);
+    Mat& A = matrix_.dense();
+    A.topLeftCorner(n_, n_) = terms_.M() + (s_ * gamma_prime_) * terms_.C() + s_ * terms_.K();
+    fill_constraint_blocks(A, terms_.J(), kappa_);
     ++counters.jacobian_evaluations;
-    const double ratio = lu_.factorize();
+    const double ratio = matrix_.factorize();
     require_regular(ratio, pivot_tol_, t,
                     "generalized_alpha: iteration matrix [M β' + C_t γ' + K_t, Jᵀ; J, 0]");
     newton_.formed(ratio);
   }
 
-  void fill_constraint_blocks(Mat& A) const {
-    A.topRightCorner(n_, m_) = kappa_ * terms_.J().transpose();
-    A.bottomLeftCorner(m_, n_) = kappa_ * terms_.J();
-    A.bottomRightCorner(m_, m_).setZero();
+  // The same matrix assembled from the problem's entries and factorized by KLU.
+  void form_sparse_matrix(double t, CVecRef x, LoopCounters& counters) {
+    const auto q = x.head(n_);
+    SparseLu& entries = matrix_.begin_entries();
+    terms_.add_mass(t, q, 1.0, entries);
+    terms_.add_tangents(t, q, x.segment(n_, n_), x.segment(2 * n_, n_), x.tail(m_), s_,
+                        s_ * gamma_prime_, entries);
+    terms_.add_jacobian(t, q, kappa_, n_, entries);
+    ++counters.jacobian_evaluations;
+    const double ratio = matrix_.factorize();
+    require_regular(ratio, pivot_tol_, t,
+                    "generalized_alpha: iteration matrix [M β' + C_t γ' + K_t, Jᵀ; J, 0]");
+    newton_.formed(ratio);
   }
 
   void newton(double t, Vec& x, LoopCounters& counters) {
@@ -240,7 +255,7 @@ class GeneralizedAlpha : public Integrator {
     auto lambda = x.tail(m_);
     const double beta_prime = 1.0 / s_;
     const double a_rate = 1.0 / (beta_ * h_ * h_);
-    newton_.start(tol_ * terms_.scale(), terms_.scale());
+    newton_.start(tol_ * terms_.scale(), terms_.scale(), keep_matrix_);
     for (int k = 0; k < max_iterations_; ++k) {
       evaluate_residual(t, x);
       ++counters.rhs_calls;
@@ -250,7 +265,7 @@ class GeneralizedAlpha : public Integrator {
       }
       b_.head(n_) = -s_ * r_;
       b_.tail(m_) = -kappa_ * Phi_;
-      lu_.solve_in_place(b_);
+      matrix_.solve_in_place(b_);
       stats().add("linear_solves");
       stats().add("newton_iterations");
       const auto dq = b_.head(n_);
@@ -273,30 +288,10 @@ class GeneralizedAlpha : public Integrator {
     throw NumericalFailure(RunStatus::newton_failed, msg.str());
   }
 
-  // Mass-orthogonal projections at (t, q_{n+1}) with [M κJᵀ; κJ 0].
   void project(double t, Vec& x) {
-    const auto q = x.head(n_);
-    auto v = x.segment(n_, n_);
-    terms_.matrices(t, q);
-    Mat& P = projector_.matrix();
-    P.topLeftCorner(n_, n_) = terms_.M();
-    fill_constraint_blocks(P);
-    require_regular(projector_.factorize(), pivot_tol_, t,
-                    "generalized_alpha: projection matrix [M Jᵀ; J 0]");
-    problem_->velocity_rhs(t, q, rows_);
-    rows_.noalias() -= terms_.J() * v;
-    b_.head(n_).setZero();
-    b_.tail(m_) = kappa_ * rows_;
-    projector_.solve_in_place(b_);
-    v += b_.head(n_);
+    projection_.project(terms_, t, x.head(n_), x.segment(n_, n_), x.segment(2 * n_, n_), x.tail(m_),
+                        project_acceleration_, kappa_, pivot_tol_);
     stats().add("projections");
-    if (!project_acceleration_) return;
-    problem_->forces(t, q, v, b_.head(n_));
-    problem_->acceleration_rhs(t, q, v, rows_);
-    b_.tail(m_) = kappa_ * rows_;
-    projector_.solve_in_place(b_);
-    x.segment(2 * n_, n_) = b_.head(n_);
-    x.tail(m_) = kappa_ * b_.tail(m_);
   }
 
   const Problem* problem_ = nullptr;
@@ -305,15 +300,18 @@ class GeneralizedAlpha : public Integrator {
   int max_iterations_;
   double pivot_tol_;
   bool project_velocity_, project_acceleration_, shifted_start_, recover_;
+  std::string linear_solver_;
+  bool keep_matrix_;
+  bool sparse_ = false;
   double alpha_m_ = 0.0, alpha_f_ = 0.0, gamma_ = 0.0, beta_ = 0.0;
   double h_ = 0.0, s_ = 0.0, gamma_prime_ = 0.0, kappa_ = 1.0;
   int n_ = 0, m_ = 0;
   bool unique_ = true, sample_unique_ = true, fresh_ = true;
   std::string start_failure_;
-  Mat K_, C_;
-  DenseLu lu_, projector_;
+  IterationMatrix matrix_;
+  KktProjection projection_;
   NewtonControl newton_;
-  Vec r_, Phi_, b_, a_next_, qdd_, lambda_, x_work_, rows_;
+  Vec r_, Phi_, b_, a_next_, qdd_, lambda_, x_work_;
 };
 
 }  // namespace
@@ -344,6 +342,8 @@ CMB_DEFINE_INTEGRATOR(generalized_alpha) {
                         "a_0 = q̈(Δ_α h) (second order in q̈, λ) or a_0 = q̈_0"),
       pivot,
       cmb::multipliers_param(),
+      cmb::linear_solver_param(),
+      cmb::choice_param("iteration_matrix", {"per_step", "kept"}, cmb::iteration_matrix_help()),
   };
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::GeneralizedAlpha>(p); };
   return entry;

@@ -76,6 +76,24 @@ class NPendulum : public ProblemBase {
       }
     }
   }
+  // M and Q are constant, so K = Σ_k w_k ∂²Φ_k/∂q² = Σ_k 2w_k [I −I; −I I] on the masses k − 1
+  // and k (only the diagonal block for the first rod), and C = 0.
+  bool has_residual_tangents() const override { return true; }
+  void residual_tangent_entries(double, CVecRef, CVecRef, CVecRef, CVecRef w, SparseSink& K,
+                                SparseSink&) const override {
+    for (int k = 0; k < n_; ++k) {
+      const double c = 2.0 * w(k);
+      for (int axis = 0; axis < 2; ++axis) {
+        const int here = 2 * k + axis;
+        K.add(here, here, c);
+        if (k == 0) continue;
+        const int before = here - 2;
+        K.add(before, before, c);
+        K.add(here, before, -c);
+        K.add(before, here, -c);
+      }
+    }
+  }
   void acceleration_rhs(double, CVecRef, CVecRef v, VecRef gamma) const override {
     for (int k = 0; k < n_; ++k) gamma(k) = -2.0 * link(v, k).squaredNorm();
   }

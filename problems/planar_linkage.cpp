@@ -168,6 +168,24 @@ void PlanarLinkage::jacobian_entries(double, CVecRef q, SparseSink& sink) const 
   }
 }
 
+// M is constant and Q is gravity, so K = Σ_r w_r ∂²Φ_r/∂q² and C = 0. A pin row depends on θ
+// only through A(θ)s, whose second derivative is −A(θ)s: one diagonal entry (θ, θ) per body and
+// pin. Slider rows are linear.
+void PlanarLinkage::residual_tangent_entries(double, CVecRef q, CVecRef, CVecRef, CVecRef w,
+                                             SparseSink& K, SparseSink&) const {
+  update_trig(q);
+  int row = 0;
+  auto add_body = [&](int body, const Eigen::Vector2d& s, double sign) {
+    const Eigen::Vector2d curvature = -sign * cached_rotated(body, s);
+    K.add(3 * body + 2, 3 * body + 2, w(row) * curvature.x() + w(row + 1) * curvature.y());
+  };
+  for (const auto& pin : pins_) {
+    add_body(pin.a, pin.s_a, 1.0);
+    if (pin.b != PlanarPin::kGround) add_body(pin.b, pin.s_b, -1.0);
+    row += 2;
+  }
+}
+
 void PlanarLinkage::acceleration_rhs(double, CVecRef q, CVecRef v, VecRef gamma) const {
   // d²/dt² of A(θ)s is A'(θ)s θ̈ − A(θ)s θ̇², so γ collects +A(θ)s θ̇² with the row's sign.
   update_trig(q);

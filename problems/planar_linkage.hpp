@@ -52,6 +52,9 @@ class PlanarLinkage : public ProblemBase {
   bool has_sparse_evaluation() const override { return true; }
   void mass_matrix_entries(double t, CVecRef q, SparseSink& sink) const override;
   void jacobian_entries(double t, CVecRef q, SparseSink& sink) const override;
+  bool has_residual_tangents() const override { return true; }
+  void residual_tangent_entries(double t, CVecRef q, CVecRef v, CVecRef a, CVecRef w, SparseSink& K,
+                                SparseSink& C) const override;
 
   ReferenceInfo reference_info() const override;
   Mat reference_outputs(const std::vector<double>& times) const override;

@@ -1,8 +1,10 @@
 // What the index-3 integrators (generalized_alpha, ali3p) evaluate besides their recurrences:
 // the force residual r = M(q) a − Q(t, q, v) + J(q)ᵀw (w the multipliers, or λ* + αΦ in the
-// penalty form), its tangents K = ∂r/∂q and C = −∂Q/∂v by forward difference quotients, dense M
-// and J for the iteration matrices, the consistent start (the KKT solve) and the refusals of what
-// neither integrator handles. Allocation-free after bind, except kkt_start (a run's start only).
+// penalty form), its tangents K = ∂r/∂q and C = −∂Q/∂v (the problem's own where it declares them,
+// else forward difference quotients), M and J for the iteration matrices — dense, or as entries
+// added into a SparseLu on the sparse path — the consistent start (the KKT solve), the norms the
+// integrators scale by, and the refusals of what neither integrator handles. Allocation-free
+// after bind, except at a run's start (pack) and kkt_start on the dense path.
 // Header-only: it needs no build rule of its own.
 #pragma once
 
@@ -10,27 +12,21 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "core/method.hpp"
 #include "core/params.hpp"
 #include "core/problem.hpp"
 #include "core/schur_kkt.hpp"
+#include "core/sparse_kkt.hpp"
 #include "core/types.hpp"
+#include "integrators/base/jacobian_rows.hpp"
+#include "integrators/base/sparse_lu.hpp"
 
 namespace cmb {
-
-// out = Aᵀy from the entries of A as they are sent: Jᵀλ at O(nnz), the transpose of ProductSink.
-class TransposeProductSink : public SparseSink {
- public:
-  TransposeProductSink(const Vec& y, VecRef out) : y_(y), out_(out) { out_.setZero(); }
-
- private:
-  void put(int row, int col, double value) override { out_(col) += value * y_(row); }
-  const Vec& y_;
-  VecRef out_;
-};
 
 // The `multipliers` parameter of both index-3 integrators (Index3Terms::sample_values).
 inline ParamSpec multipliers_param() {
@@ -38,6 +34,26 @@ inline ParamSpec multipliers_param() {
                       "what samples report as q̈ and λ: the KKT solution at the step's (q, v), or "
                       "the scheme's iterates (rounding grows like 1/h²)");
 }
+
+// The `linear_solver` parameter of both index-3 integrators (Index3Terms::bind).
+inline ParamSpec linear_solver_param() {
+  return choice_param("linear_solver", {"auto", "dense", "sparse"},
+                      "iteration matrices: dense LU, sparse LU (KLU; needs the problem's sparse "
+                      "entries and residual tangents), or auto: sparse from kSparseFromSize "
+                      "unknowns where the problem allows it");
+}
+
+// Measured crossover (docs/integrators.md, "Sparse iteration matrices"): at 15 unknowns
+// (n_pendulum N = 5) both paths cost the same per step; from 17 (n_four_bar N = 1) the sparse one
+// is faster (generalized_alpha 1.35 against 2.29 µs per step).
+constexpr int kSparseFromSize = 16;
+
+// The scales the integrators take at a run's start: ‖M‖∞, ‖J‖∞, ‖JᵀJ‖∞, and per row ‖J_i‖∞
+// and (J M⁻¹Jᵀ)_ii.
+struct StartNorms {
+  double mass = 0.0, jacobian = 0.0, jtj = 0.0;
+  Vec row_max, row_inertia;
+};
 
 // Ends the run with status singular unless a factorization's pivot ratio (smallest over largest
 // |u_kk|) exceeds threshold; `what` names the integrator and the matrix.
@@ -53,7 +69,8 @@ class Index3Terms {
  public:
   // Refuses nonholonomic and unilateral rows (the index-3 formulations enforce Φ(t, q) = 0
   // only) and more than kMaxDenseCoordinates coordinates (the iteration matrices are dense).
-  void bind(const Problem& problem, const std::string& integrator) {
+  void bind(const Problem& problem, const std::string& integrator,
+            const std::string& linear_solver = "dense") {
     const Sizes s = problem.sizes();
     if (s.mn > 0)
       throw NumericalFailure(RunStatus::unsupported,
@@ -64,14 +81,19 @@ class Index3Terms {
     if (s.mu > 0)
       throw NumericalFailure(RunStatus::unsupported,
                              integrator + ": unilateral rows g(t, q) ≥ 0 are not handled");
-    refuse_beyond_dense_size(integrator, s.nq);
     problem_ = &problem;
     n_ = s.nq;
     m_ = s.mh;
     sparse_ = problem.has_sparse_evaluation();
-    M_.setZero(n_, n_);
-    J_.setZero(m_, n_);
-    Jt_.setZero(n_, m_);
+    analytic_ = problem.has_residual_tangents();
+    sparse_path_ = choose_sparse_path(integrator, linear_solver);
+    if (!sparse_path_) refuse_beyond_dense_size(integrator, s.nq);
+    const int dense = sparse_path_ ? 0 : n_;
+    M_.setZero(dense, dense);
+    K_.setZero(dense, dense);
+    C_.setZero(dense, dense);
+    J_.setZero(sparse_path_ ? 0 : m_, dense);
+    Jt_.setZero(dense, sparse_path_ ? 0 : m_);
     Mw_.setZero(sparse_ ? 0 : n_, sparse_ ? 0 : n_);
     Jw_.setZero(sparse_ ? 0 : m_, sparse_ ? 0 : n_);
     Q_.setZero(n_);
@@ -83,8 +105,16 @@ class Index3Terms {
     vp_.setZero(n_);
     rp_.setZero(n_);
     gamma_.setZero(m_);
-    schur_.bind(n_, m_);
+    if (sparse_path_) {
+      kkt_.bind(problem);
+      jacobian_rows_.bind(m_);
+    } else {
+      schur_.bind(n_, m_);
+    }
   }
+
+  // Whether the iteration matrices are assembled as entries into SparseLu (else dense).
+  bool sparse_path() const { return sparse_path_; }
 
   int n() const { return n_; }
   int m() const { return m_; }
@@ -105,6 +135,9 @@ class Index3Terms {
   }
   const Mat& M() const { return M_; }
   const Mat& J() const { return J_; }
+  // Dense path: K and C from the last tangents().
+  const Mat& K() const { return K_; }
+  const Mat& C() const { return C_; }
 
   // r = M(q) a − Q(t, q, v) + J(q)ᵀw, with the problem's sparse entries where it sends them.
   void residual(double t, CVecRef q, CVecRef v, CVecRef a, CVecRef w, VecRef r) {
@@ -130,8 +163,14 @@ class Index3Terms {
   // the residual. Increments √ε·max(|x_j|, scale) (ε the unit round-off) balance truncation and
   // cancellation to about √ε relative: ample for a Newton iteration matrix. Returns the number
   // of residual and force evaluations (2n + 1), which the integrators count as residual calls.
-  long tangents(double t, CVecRef q, CVecRef v, CVecRef a, CVecRef w, CVecRef r0, MatRef K,
-                MatRef C) {
+  // With the problem's own tangents (has_residual_tangents) none are needed and it returns 0.
+  long tangents(double t, CVecRef q, CVecRef v, CVecRef a, CVecRef w, CVecRef r0) {
+    MatRef K = K_, C = C_;
+    if (analytic_) {
+      DenseMatrixSink k_sink(K), c_sink(C);
+      problem_->residual_tangent_entries(t, q, v, a, w, k_sink, c_sink);
+      return 0;
+    }
     const double root_eps = std::sqrt(std::numeric_limits<double>::epsilon());
     qp_ = q;
     for (int j = 0; j < n_; ++j) {
@@ -152,6 +191,69 @@ class Index3Terms {
       vp_(j) = v(j);
     }
     return 2L * n_ + 1;
+  }
+
+  // Sparse path: the entries of factor·M, of k_factor·K + c_factor·C (the problem's tangents at
+  // (t, q, v, a, w)) and of factor·J (at row offset `offset`, mirrored as Jᵀ) into `lu`.
+  void add_mass(double t, CVecRef q, double factor, SparseLu& lu) const {
+    SparseLuSink sink(lu, factor);
+    problem_->mass_matrix_entries(t, q, sink);
+  }
+  void add_tangents(double t, CVecRef q, CVecRef v, CVecRef a, CVecRef w, double k_factor,
+                    double c_factor, SparseLu& lu) const {
+    SparseLuSink k_sink(lu, k_factor), c_sink(lu, c_factor);
+    problem_->residual_tangent_entries(t, q, v, a, w, k_sink, c_sink);
+  }
+  void add_jacobian(double t, CVecRef q, double factor, int offset, SparseLu& lu) const {
+    SparseLuSink sink(lu, factor, offset, 0, true);
+    problem_->jacobian_entries(t, q, sink);
+  }
+  // Sparse path: Jᵀ diag(weights) J at (t, q) into `lu`, row by row of J (each row's entries
+  // pairwise: the pattern is fixed because J's is).
+  void add_weighted_gram(double t, CVecRef q, CVecRef weights, SparseLu& lu) {
+    jacobian_rows_.capture(*problem_, t, q);
+    jacobian_rows_.add_weighted_gram(weights, lu);
+  }
+  // Sparse path: out = M x and out += Jᵀ y at (t, q) from the entries (x, y plain vectors).
+  void mass_times(double t, CVecRef q, const Vec& x, VecRef out) const {
+    ProductSink sink(x, out);
+    problem_->mass_matrix_entries(t, q, sink);
+  }
+  void add_jacobian_transpose_times(double t, CVecRef q, const Vec& y, VecRef out) {
+    TransposeProductSink sink(y, jtw_);
+    problem_->jacobian_entries(t, q, sink);
+    out += jtw_;
+  }
+  // Sparse path: the KKT solver (start, samples, generalized_alpha's projections).
+  SparseKktSolver& sparse_kkt() { return kkt_; }
+
+  // The start's scales, at (t, q) (pack: may allocate). row_inertia only when asked (it solves
+  // with M once per row).
+  StartNorms start_norms(double t, CVecRef q, bool row_inertia) {
+    StartNorms out;
+    out.row_max = Vec::Ones(m_);
+    out.row_inertia = Vec::Ones(m_);
+    if (!sparse_path_) {
+      matrices(t, q);
+      out.mass = M_.lpNorm<Eigen::Infinity>();
+      out.jacobian = m_ ? J_.lpNorm<Eigen::Infinity>() : 0.0;
+      out.jtj = m_ ? (J_.transpose() * J_).lpNorm<Eigen::Infinity>() : 0.0;
+      for (int i = 0; i < m_; ++i) out.row_max(i) = J_.row(i).lpNorm<Eigen::Infinity>();
+      if (row_inertia && m_ > 0) {
+        const Eigen::LLT<Mat> llt(M_);
+        const Mat y = llt.matrixL().solve(J_.transpose());
+        for (int i = 0; i < m_; ++i) out.row_inertia(i) = y.col(i).squaredNorm();
+      }
+      return out;
+    }
+    kkt_.evaluate(t, q);
+    out.mass = kkt_.mass_norm_inf();
+    out.jtj = m_ ? kkt_.jtj_norm_inf() : 0.0;
+    jacobian_rows_.capture(*problem_, t, q);
+    jacobian_rows_.row_norms(out.row_max, out.jacobian);
+    if (row_inertia && m_ > 0)
+      jacobian_rows_.inverse_mass_diagonal(*problem_, t, q, out.row_inertia);
+    return out;
   }
 
   // T += Jᵀ diag(weights) J for the current J, column by column over J's nonzeros:
@@ -183,6 +285,7 @@ class Index3Terms {
   // unique q̈ and one λ; `unique` tells which. Returns an empty string, or why it failed (the
   // integrator reports it from its first step: pack must not throw).
   std::string kkt_start(double t, CVecRef q, CVecRef v, VecRef qdd, VecRef lambda, bool& unique) {
+    if (sparse_path_) return sparse_kkt_start(t, q, v, qdd, lambda, unique);
     matrices(t, q);
     problem_->forces(t, q, v, Q_);
     problem_->acceleration_rhs(t, q, v, gamma_);
@@ -204,13 +307,42 @@ class Index3Terms {
  private:
   static constexpr double kStartPivotTol = 1e-12;  // as the methods' default pivot_tol
 
+  bool choose_sparse_path(const std::string& integrator, const std::string& linear_solver) const {
+    const bool possible = sparse_ && analytic_;
+    if (linear_solver == "sparse" && !possible)
+      throw NumericalFailure(
+          RunStatus::unsupported,
+          integrator +
+              ": linear_solver = sparse needs the problem's sparse "
+              "entries of M and J and its residual tangents (" +
+              std::string(sparse_ ? "it has no residual tangents" : "it has no sparse evaluation") +
+              "); use dense or auto");
+    if (linear_solver == "dense") return false;
+    return possible && (linear_solver == "sparse" || n_ + m_ >= kSparseFromSize);
+  }
+
+  std::string sparse_kkt_start(double t, CVecRef q, CVecRef v, VecRef qdd, VecRef lambda,
+                               bool& unique) {
+    problem_->forces(t, q, v, Q_);
+    problem_->acceleration_rhs(t, q, v, gamma_);
+    if (!kkt_.evaluate(t, q) || !Q_.allFinite() || !gamma_.allFinite())
+      return "the problem's M, Q, J or γ is not finite at the start";
+    unique = true;
+    if (kkt_.solve(Q_, gamma_, kStartPivotTol, qdd, lambda)) return "";
+    unique = false;
+    if (kkt_.solve_regularized(Q_, gamma_, kStartPivotTol, qdd, lambda)) return "";
+    return "the mass matrix is not positive definite at the start";
+  }
+
   const Problem* problem_ = nullptr;
   int n_ = 0, m_ = 0;
-  bool sparse_ = false;
+  bool sparse_ = false, analytic_ = false, sparse_path_ = false;
   double scale_ = 1.0;
-  Mat M_, J_, Jt_, Mw_, Jw_;
+  Mat M_, J_, Jt_, Mw_, Jw_, K_, C_;
   Vec Q_, Q0_, a_, w_, jtw_, qp_, vp_, rp_, gamma_;
   SchurKktSolver schur_;
+  SparseKktSolver kkt_;
+  JacobianRows jacobian_rows_;
 };
 
 }  // namespace cmb

@@ -1,6 +1,6 @@
-// Every registered problem: consistent initial state, J, ν (= −Φ_t) and γ against central
-// differences, M symmetric positive definite, sparse entries equal to the dense matrices, sizes
-// coherent. New problems are picked up from the registry.
+// Every registered problem: consistent initial state, J, ν (= −Φ_t), γ and declared residual
+// tangents against central differences, M symmetric positive definite, sparse entries equal to
+// the dense matrices, sizes coherent. New problems are picked up from the registry.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -204,6 +204,83 @@ TEST_P(ProblemConformance, SparseEntriesGiveTheDenseProducts) {
   }
   EXPECT_EQ(mass_counts[0], mass_counts[1]) << "M's entry sequence changed with the state";
   EXPECT_EQ(jacobian_counts[0], jacobian_counts[1]) << "J's entry sequence changed with the state";
+}
+
+// Records the (row, col) sequence of the entries a problem sends, and their dense sum.
+class PatternSink : public SparseSink {
+ public:
+  explicit PatternSink(int n) : dense(Mat::Zero(n, n)) {}
+  std::vector<std::pair<int, int>> pattern;
+  Mat dense;
+
+ private:
+  void put(int row, int col, double value) override {
+    pattern.emplace_back(row, col);
+    dense(row, col) += value;
+  }
+};
+
+// r(q, v) = M(q) a − Q(q, v) + J_h(q)ᵀw, dense, as the index-3 integrators define it.
+Vec force_residual(const Problem& problem, double t, CVecRef q, CVecRef v, CVecRef a, CVecRef w) {
+  const Sizes s = problem.sizes();
+  Mat M(s.nq, s.nq), J(s.m(), s.nq);
+  Vec Q(s.nq);
+  problem.mass_matrix(t, q, M);
+  problem.jacobian(t, q, J);
+  problem.forces(t, q, v, Q);
+  return M * a - Q + J.topRows(s.mh).transpose() * w;
+}
+
+// The analytic tangents K = ∂r/∂q and C = −∂Q/∂v a problem declares for the index-3 integrators
+// against central differences of r (kFdTol relative, as for J: the same step, error terms and
+// margin), at random consistent states with random a and w of unit size, and their (row, col)
+// sequence fixed across states (the sparse iteration matrices analyse it once).
+TEST_P(ProblemConformance, ResidualTangentsMatchFiniteDifferences) {
+  if (!problem->has_residual_tangents()) GTEST_SKIP() << "no analytic residual tangents";
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const Sizes s = problem->sizes();
+  std::vector<std::vector<std::pair<int, int>>> k_patterns, c_patterns;
+  for (int attempt = 0; attempt < 20 && k_patterns.size() < 3; ++attempt) {
+    ConsistentState state;
+    if (!random_consistent_state(*problem, rng, 0.05, state, !has_tag(*problem, "redundant")))
+      continue;
+    Vec a(s.nq), w(s.mh);
+    for (int i = 0; i < s.nq; ++i) a(i) = unit(rng);
+    for (int i = 0; i < s.mh; ++i) w(i) = unit(rng);
+    PatternSink K(s.nq), C(s.nq);
+    problem->residual_tangent_entries(state.t, state.q, state.v, a, w, K, C);
+    Mat K_fd(s.nq, s.nq), C_fd(s.nq, s.nq);
+    for (int j = 0; j < s.nq; ++j) {
+      Vec plus = state.q, minus = state.q;
+      const double hq = 1e-6 * std::max(1.0, std::abs(state.q(j)));
+      plus(j) += hq;
+      minus(j) -= hq;
+      K_fd.col(j) = (force_residual(*problem, state.t, plus, state.v, a, w) -
+                     force_residual(*problem, state.t, minus, state.v, a, w)) /
+                    (2 * hq);
+      Vec faster = state.v, slower = state.v;
+      const double hv = 1e-6 * std::max(1.0, std::abs(state.v(j)));
+      faster(j) += hv;
+      slower(j) -= hv;
+      C_fd.col(j) = (force_residual(*problem, state.t, state.q, faster, a, w) -
+                     force_residual(*problem, state.t, state.q, slower, a, w)) /
+                    (2 * hv);
+    }
+    const double scale =
+        std::max({1.0, K_fd.lpNorm<Eigen::Infinity>(), C_fd.lpNorm<Eigen::Infinity>()});
+    EXPECT_LE((K.dense - K_fd).lpNorm<Eigen::Infinity>(), kFdTol * scale)
+        << "K = dr/dq at t = " << state.t;
+    EXPECT_LE((C.dense - C_fd).lpNorm<Eigen::Infinity>(), kFdTol * scale)
+        << "C = -dQ/dv at t = " << state.t;
+    k_patterns.push_back(K.pattern);
+    c_patterns.push_back(C.pattern);
+  }
+  ASSERT_GE(k_patterns.size(), 2u) << "could not draw consistent regular states";
+  for (std::size_t i = 1; i < k_patterns.size(); ++i) {
+    EXPECT_EQ(k_patterns[i], k_patterns[0]) << "K's entry sequence changed with the state";
+    EXPECT_EQ(c_patterns[i], c_patterns[0]) << "C's entry sequence changed with the state";
+  }
 }
 
 TEST_P(ProblemConformance, EnergyIsFiniteWhenDeclared) {

@@ -28,12 +28,12 @@ RUNS = {
     "int_pendulum_ali3p_4": _Run(PENDULUM_10 + "--integrator ali3p --dt 1e-4"),
     "int_a02_ida_8": _Run(A02_N40 + "--integrator ida --tol 1e-8", cost=6),
     "int_a02_ali3p_3": _Run(A02_N40 + "--integrator ali3p --dt 1e-3", cost=6),
-    "int_a02_ga_3": _Run(A02_N40 + "--integrator generalized_alpha --dt 1e-3", slow=True, cost=160),
-    "int_a02_ga_5e-4": _Run(A02_N40 + "--integrator generalized_alpha --dt 5e-4", slow=True, cost=400),
+    "int_a02_ga_3": _Run(A02_N40 + "--integrator generalized_alpha --dt 1e-3", cost=2),
+    "int_a02_ga_5e-4": _Run(A02_N40 + "--integrator generalized_alpha --dt 5e-4", cost=2),
     "int_a02_ali3p_a6_3": _Run(A02_N40 + "--integrator ali3p --param alpha_rel=1e6 --dt 1e-3",
-                               slow=True, cost=60),
+                               cost=2),
     "int_a02_ali3p_a6_5e-4": _Run(A02_N40 + "--integrator ali3p --param alpha_rel=1e6 --dt 5e-4",
-                                  slow=True, cost=160),
+                                  cost=8),
 }
 
 SCD = "metrics.error.scd"
