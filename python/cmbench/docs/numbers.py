@@ -36,7 +36,8 @@ Marker syntax (HTML comments: invisible in rendered Markdown):
                  cells, commands and cells; columns in its EXEMPT set (timings) are not checked
                  and --write keeps their committed text.
 
-Formats: e2 (two significant digits, "2.6e-10", "4.1e-5"), e1 ("3e-13"), f0/f1/f2/f3 (fixed,
+Formats: e2 (two significant digits, "2.6e-10", "4.1e-5"), e1 ("3e-13"), e3…e6 (more digits,
+where two runs agree beyond two: "2.06272e-3"), f0/f1/f2/f3 (fixed,
 "9.54"), g3 (three significant digits, "1.24", "20"), int (thousands separated by a space as
 the README writes them: "14 914", "1 501", "672"), word (a status word as it is: "ok",
 "singular"). A value the record does not hold (null) is written "–".
@@ -310,7 +311,7 @@ def format_value(value, spec):
         return str(value)
     if spec == "int":
         return f"{int(value):,}".replace(",", " ")
-    if spec in ("e1", "e2", "e3"):
+    if spec in ("e1", "e2", "e3", "e4", "e5", "e6"):
         mantissa, exponent = format(float(value), f".{int(spec[1]) - 1}e").split("e")
         return f"{mantissa}e{int(exponent)}"
     if spec in ("f0", "f1", "f2", "f3", "f4"):
