@@ -12,11 +12,14 @@
 // ν(t, q)) enter as they are: both are handled. λ and μ are algebraic components (no y'); they
 // are left out of IDA's local error test (suppress_alg) and only enter its Newton convergence
 // test, with their own absolute tolerance.
-// Iteration matrix ∂F/∂y + c_j ∂F/∂y' (integrators/base/ida_residual.hpp): difference quotients
-// of whole residuals in the n position columns only; the v columns differ Q (and γ) alone, and
-// the λ, μ, y' columns are exact (J, Jᵀ, M, I), factorized by IDA's dense LU. jacobian =
-// internal gives IDA's own difference quotients over all N columns instead (N = 2n + m + mh for
-// ggl, 2n + m for index1).
+// Iteration matrix ∂F/∂y + c_j ∂F/∂y' (integrators/base/ida_residual.hpp), dense: difference
+// quotients of whole residuals in the n position columns only; the v columns differ Q (and γ)
+// alone, and the λ, μ, y' columns are exact (J, Jᵀ, M, I), factorized by IDA's dense LU.
+// jacobian = internal gives IDA's own difference quotients over all N columns instead (N = 2n + m
+// + mh for ggl, 2n + m for index1). Sparse (linear_solver; problems with sparse entries and
+// residual tangents, holonomic rows only): the residual from the entries, the blocks exact from
+// M, J and the tangents, the constraint rows' derivatives by difference quotients with columns
+// grouped by colour (base/ida_sparse_matrix.hpp), factorized by SUNDIALS' KLU [Davis2010].
 // Source: IDA [Hindmarsh2005], its BDF and error control after DASSL [BrenanCampbellPetzold1996]
 // (Ch. 5); GGL [GearGuptaLeimkuhler1985] (keys in docs/sources.md).
 // Parameters:
@@ -33,13 +36,15 @@
 //   max_order (5) — BDF order limit; 2 for problems with lightly damped high frequencies (BDF of
 //     order > 2 is not A-stable), 5 otherwise.
 //   jacobian (structured | internal) — see above; structured needs n whole residuals per
-//     matrix instead of N.
+//     matrix instead of N (dense), a few constraint-row evaluations per matrix (sparse).
+//   linear_solver (auto | dense | sparse) — auto: sparse from kSparseFromSize unknowns where the
+//     problem allows it (base/linear_solver_choice.hpp).
 // State: x = [y; y'] (2N doubles): q, v, λ (, μ) and their derivatives, v' = q̈ the
 // accelerations; the sample recorder reads q̈ and λ from x. Samples are IDA's interpolating
 // polynomial at the sample times (IDAGetDky), within the tolerance of the step's solution; the
 // branch indicators are checked after every accepted step (one IDA step per call).
-// Dense: problems beyond 1000 coordinates are refused (unsupported), as are unilateral rows and
-// redundant ones (rank-deficient J makes the iteration matrix singular).
+// Dense: problems beyond 1000 coordinates are refused (unsupported). Unilateral rows and redundant
+// ones (rank-deficient J makes the iteration matrix singular) are refused on both paths.
 // Measured on IFToMM A02 (n_four_bar N = 40, 20 s): BDF cannot step across the singular
 // positions, where J loses rank — newton_failed at t = 2.69 s (tol 1e-8) and t = 9.11 s (1e-6),
 // the steps having shrunk to 1e-9 s.
@@ -50,11 +55,13 @@
 #include <algorithm>
 #include <memory>
 #include <sstream>
+#include <string>
 
 #include "core/integrator.hpp"
 #include "core/loop_guard.hpp"
 #include "core/registry.hpp"
 #include "integrators/base/ida_session.hpp"
+#include "integrators/base/linear_solver_choice.hpp"
 
 namespace cmb {
 namespace {
@@ -64,6 +71,7 @@ class Ida : public Integrator {
   explicit Ida(const Params& p) : Integrator(p) {
     formulation_ = p.choice("formulation") == "ggl" ? IdaFormulation::ggl : IdaFormulation::index1;
     own_jacobian_ = p.choice("jacobian") == "structured";
+    linear_solver_ = p.choice("linear_solver");
     suppress_alg_ = p.flag("suppress_alg");
     multiplier_atol_ = p.number("multiplier_atol");
     h0_rel_ = p.number("h0_rel");
@@ -80,8 +88,11 @@ class Ida : public Integrator {
         throw NumericalFailure(RunStatus::unsupported,
                                "ida: redundant rows make J rank-deficient, and with it IDA's "
                                "iteration matrix singular");
-    refuse_beyond_dense_size("ida", s.nq);
-    system_.bind(problem, formulation_);
+    const int unknowns = 2 * s.nq + s.m() + (formulation_ == IdaFormulation::ggl ? s.mh : 0);
+    const bool sparse =
+        choose_sparse_path("ida", linear_solver_, sparse_path_missing(problem), unknowns);
+    if (!sparse) refuse_beyond_dense_size("ida", s.nq);
+    system_.bind(problem, formulation_, sparse);
     size_ = system_.size();
     x_work_.setZero(2 * size_);
     sample_x_.setZero(2 * size_);
@@ -114,6 +125,19 @@ class Ida : public Integrator {
   }
 
  private:
+  // What the sparse path needs that the problem or the parameters do not give ("" if nothing).
+  std::string sparse_path_missing(const Problem& problem) const {
+    const std::string needs =
+        "the problem's sparse entries of M and J, its residual tangents, holonomic rows only and "
+        "jacobian = structured";
+    if (!problem.has_sparse_evaluation()) return needs + " (it has no sparse evaluation)";
+    if (!problem.has_residual_tangents()) return needs + " (it has no residual tangents)";
+    if (problem.sizes().mn > 0)
+      return needs + " (it has " + std::to_string(problem.sizes().mn) + " nonholonomic rows)";
+    if (!own_jacobian_) return needs + " (jacobian = internal is IDA's dense difference quotients)";
+    return "";
+  }
+
   IdaOptions options(const StepperSettings& settings, double t_end) const {
     IdaOptions o;
     o.rel_tol = settings.rel_tol;
@@ -145,6 +169,7 @@ class Ida : public Integrator {
 
   IdaFormulation formulation_ = IdaFormulation::ggl;
   bool own_jacobian_ = true, suppress_alg_ = true;
+  std::string linear_solver_ = "auto";
   double multiplier_atol_ = 1.0, h0_rel_ = 1e-6;
   int max_order_ = 5;
   IdaResidual system_;
@@ -246,7 +271,8 @@ CMB_DEFINE_INTEGRATOR(ida) {
       cmb::integer_param("max_order", 5, 1, 5, "largest BDF order"),
       cmb::choice_param("jacobian", {"structured", "internal"},
                         "iteration matrix: differences of n position columns (structured) or "
-                        "IDA's of all N columns (internal)")};
+                        "IDA's of all N columns (internal)"),
+      cmb::linear_solver_param()};
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::Ida>(p); };
   return entry;
 }

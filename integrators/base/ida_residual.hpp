@@ -1,7 +1,10 @@
 // The DAE that integrators/ida.cpp hands to SUNDIALS IDA, in residual form F(t, y, y') = 0,
-// with its iteration matrix ∂F/∂y + c_j ∂F/∂y' by difference quotients that use the structure
-// (only the q columns need whole residuals), and its consistent start. Plain arrays in and out
-// (IDA's N_Vector data), Eigen inside; nothing here knows SUNDIALS.
+// with its iteration matrix ∂F/∂y + c_j ∂F/∂y' and its consistent start. Dense: M and J as
+// matrices, the iteration matrix by difference quotients that use the structure (only the q
+// columns need whole residuals). Sparse (problems with sparse entries and residual tangents,
+// holonomic rows only): the residual from the entries at O(nonzeros), the start by the sparse KKT
+// solver, the iteration matrix by IdaSparseMatrix. Plain arrays in and out (IDA's N_Vector data),
+// Eigen inside; nothing here knows SUNDIALS.
 //
 // ggl (stabilized index 2 [GearGuptaLeimkuhler1985]), y = [q; v; λ; μ], N = 2n + m + mh:
 //   rows 0..n       q' − v + J_hᵀμ        rows n..2n          M v' − Q + Jᵀλ
@@ -12,16 +15,19 @@
 
 #include "core/problem.hpp"
 #include "core/schur_kkt.hpp"
+#include "core/sparse_kkt.hpp"
 #include "core/types.hpp"
+#include "integrators/base/ida_dae.hpp"
+#include "integrators/base/ida_sparse_matrix.hpp"
 
 namespace cmb {
 
-enum class IdaFormulation { ggl, index1 };
-
 class IdaResidual {
  public:
-  // Sizes the workspace; allocation happens here only.
-  void bind(const Problem& problem, IdaFormulation formulation);
+  // Sizes the workspace; allocation happens here only. sparse: the sparse path (the caller has
+  // checked that the problem allows it).
+  void bind(const Problem& problem, IdaFormulation formulation, bool sparse = false);
+  bool sparse() const { return sparse_; }
 
   int size() const { return size_; }  // N
   int n() const { return n_; }
@@ -38,6 +44,13 @@ class IdaResidual {
   // Returns false when an entry is not finite.
   bool iteration_matrix(double t, double cj, const double* y, const double* yp, const double* r0,
                         const double* ewt, double h, double* jac);
+  // Sparse path: the same matrix into sparse_matrix(). Returns false when an entry is not finite.
+  bool sparse_iteration_matrix(double t, double cj, const double* y, const double* yp,
+                               const double* ewt, double h) {
+    return sparse_matrix_.assemble(t, cj, y, yp, ewt, h);
+  }
+  const SparseAssembly& sparse_matrix() const { return sparse_matrix_.matrix(); }
+  int colours() const { return sparse_matrix_.colours(); }
 
   // y and y' consistent with (q, v) at t: v̇ and λ of the KKT solve, μ = 0, λ' = μ' = 0.
   // Returns false (y' and λ then NaN) when the KKT matrix is singular or M not positive definite.
@@ -46,22 +59,30 @@ class IdaResidual {
   // as work: it is a check of the start, not a step).
   double constraint_violation(double t, CVecRef y);
 
-  // Work done so far: whole residuals (IDA's and those of the q columns) and evaluations of Q
-  // (and γ) alone for the v columns.
+  // Work done so far: whole residuals (IDA's and, dense, those of the q columns), and partial
+  // ones: of Q (and γ) alone for the dense v columns, of the constraint rows for each colour on
+  // the sparse path.
   long residual_evaluations() const { return residuals_; }
-  long partial_evaluations() const { return partials_; }
+  long partial_evaluations() const { return partials_ + sparse_matrix_.evaluations(); }
 
  private:
   // Q (and, for index1, γ) at (t, q, v) into Q_, gamma_.
   void velocity_dependent_terms(double t, CVecRef q, CVecRef v);
+  // The residual, start and violation from the problem's entries (sparse path).
+  void sparse_residual(double t, const double* y, const double* yp, double* r);
+  bool sparse_start(double t, CVecRef q, CVecRef v);
+  bool dense_start(double t, CVecRef q, CVecRef v);
 
   const Problem* problem_ = nullptr;
   IdaFormulation formulation_ = IdaFormulation::ggl;
   int n_ = 0, m_ = 0, mh_ = 0, size_ = 0;
+  bool sparse_ = false;
   Mat M_, J_;
   Vec Q_, gamma_, nu_, Q0_, gamma0_;  // the *0 hold the unperturbed values in the v columns
-  Vec y_work_, r_work_, v_work_, qdd_, lambda_;
+  Vec y_work_, r_work_, v_work_, qdd_, lambda_, vp_work_, lambda_work_, mu_work_, phi_;
   SchurKktSolver schur_;
+  SparseKktSolver kkt_;
+  IdaSparseMatrix sparse_matrix_;
   long residuals_ = 0, partials_ = 0;
 };
 

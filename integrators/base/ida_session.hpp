@@ -1,8 +1,9 @@
 // SUNDIALS IDA [Hindmarsh2005] driven for integrators/ida.cpp: the context, the vectors (over
 // storage the caller owns, so IDA writes y and y' straight into the integrator's state), the
-// dense matrix and linear solver, IDA's memory, the options of one integration, single steps,
-// interpolation at sample times, the work counters, and IDA's failures as run statuses with IDA's
-// own message (nothing is printed). The residual and iteration matrix are IdaResidual's.
+// dense matrix and LU or the sparse matrix and KLU [Davis2010], IDA's memory, the options of one
+// integration, single steps, interpolation at sample times, the work counters, and IDA's failures
+// as run statuses with IDA's own message (nothing is printed). The residual and iteration matrix
+// are IdaResidual's.
 #pragma once
 
 #include <ida/ida.h>
@@ -45,7 +46,8 @@ class IdaSession {
 
   // Creates everything for system.size() unknowns; y and yp (N doubles each) are where IDA
   // reads the start and writes each step's solution. own_jacobian: IdaResidual's structured
-  // iteration matrix, else IDA's difference quotients over all N columns.
+  // iteration matrix, else IDA's difference quotients over all N columns (dense only). A system
+  // bound sparse gets KLU on its sparse matrix.
   void create(IdaResidual& system, double* y, double* yp, bool own_jacobian);
 
   // Restarts IDA from the state in y, yp at t = 0 with these options.

@@ -24,6 +24,7 @@
 #include "core/sparse_kkt.hpp"
 #include "core/types.hpp"
 #include "integrators/base/jacobian_rows.hpp"
+#include "integrators/base/linear_solver_choice.hpp"
 #include "integrators/base/sparse_lu.hpp"
 
 namespace cmb {
@@ -34,19 +35,6 @@ inline ParamSpec multipliers_param() {
                       "what samples report as q̈ and λ: the KKT solution at the step's (q, v), or "
                       "the scheme's iterates (rounding grows like 1/h²)");
 }
-
-// The `linear_solver` parameter of both index-3 integrators (Index3Terms::bind).
-inline ParamSpec linear_solver_param() {
-  return choice_param("linear_solver", {"auto", "dense", "sparse"},
-                      "iteration matrices: dense LU, sparse LU (KLU; needs the problem's sparse "
-                      "entries and residual tangents), or auto: sparse from kSparseFromSize "
-                      "unknowns where the problem allows it");
-}
-
-// Measured crossover (docs/integrators.md, "Sparse iteration matrices"): at 15 unknowns
-// (n_pendulum N = 5) both paths cost the same per step; from 17 (n_four_bar N = 1) the sparse one
-// is faster (generalized_alpha 1.35 against 2.29 µs per step).
-constexpr int kSparseFromSize = 16;
 
 // The scales the integrators take at a run's start: ‖M‖∞, ‖J‖∞, ‖JᵀJ‖∞, and per row ‖J_i‖∞
 // and (J M⁻¹Jᵀ)_ii.
@@ -86,7 +74,7 @@ class Index3Terms {
     m_ = s.mh;
     sparse_ = problem.has_sparse_evaluation();
     analytic_ = problem.has_residual_tangents();
-    sparse_path_ = choose_sparse_path(integrator, linear_solver);
+    sparse_path_ = choose_sparse_path(integrator, linear_solver, sparse_path_missing(), n_ + m_);
     if (!sparse_path_) refuse_beyond_dense_size(integrator, s.nq);
     const int dense = sparse_path_ ? 0 : n_;
     M_.setZero(dense, dense);
@@ -196,16 +184,16 @@ class Index3Terms {
   // Sparse path: the entries of factor·M, of k_factor·K + c_factor·C (the problem's tangents at
   // (t, q, v, a, w)) and of factor·J (at row offset `offset`, mirrored as Jᵀ) into `lu`.
   void add_mass(double t, CVecRef q, double factor, SparseLu& lu) const {
-    SparseLuSink sink(lu, factor);
+    AssemblySink sink(lu.assembly(), factor);
     problem_->mass_matrix_entries(t, q, sink);
   }
   void add_tangents(double t, CVecRef q, CVecRef v, CVecRef a, CVecRef w, double k_factor,
                     double c_factor, SparseLu& lu) const {
-    SparseLuSink k_sink(lu, k_factor), c_sink(lu, c_factor);
+    AssemblySink k_sink(lu.assembly(), k_factor), c_sink(lu.assembly(), c_factor);
     problem_->residual_tangent_entries(t, q, v, a, w, k_sink, c_sink);
   }
   void add_jacobian(double t, CVecRef q, double factor, int offset, SparseLu& lu) const {
-    SparseLuSink sink(lu, factor, offset, 0, true);
+    AssemblySink sink(lu.assembly(), factor, offset, 0, true);
     problem_->jacobian_entries(t, q, sink);
   }
   // Sparse path: Jᵀ diag(weights) J at (t, q) into `lu`, row by row of J (each row's entries
@@ -307,18 +295,11 @@ class Index3Terms {
  private:
   static constexpr double kStartPivotTol = 1e-12;  // as the methods' default pivot_tol
 
-  bool choose_sparse_path(const std::string& integrator, const std::string& linear_solver) const {
-    const bool possible = sparse_ && analytic_;
-    if (linear_solver == "sparse" && !possible)
-      throw NumericalFailure(
-          RunStatus::unsupported,
-          integrator +
-              ": linear_solver = sparse needs the problem's sparse "
-              "entries of M and J and its residual tangents (" +
-              std::string(sparse_ ? "it has no residual tangents" : "it has no sparse evaluation") +
-              "); use dense or auto");
-    if (linear_solver == "dense") return false;
-    return possible && (linear_solver == "sparse" || n_ + m_ >= kSparseFromSize);
+  std::string sparse_path_missing() const {
+    const char* needs = "the problem's sparse entries of M and J and its residual tangents";
+    if (!sparse_) return std::string(needs) + " (it has no sparse evaluation)";
+    if (!analytic_) return std::string(needs) + " (it has no residual tangents)";
+    return "";
   }
 
   std::string sparse_kkt_start(double t, CVecRef q, CVecRef v, VecRef qdd, VecRef lambda,

@@ -66,7 +66,7 @@ class JacobianRows : public SparseSink {
     SparseLu mass;
     mass.reset(n);
     mass.begin();
-    SparseLuSink sink(mass, 1.0);
+    AssemblySink sink(mass.assembly(), 1.0);
     problem.mass_matrix_entries(t, q, sink);
     mass.factorize();
     Vec x(n);

@@ -11,11 +11,10 @@
 
 #include <cstddef>
 #include <memory>
-#include <utility>
-#include <vector>
 
 #include "core/problem.hpp"
 #include "core/types.hpp"
+#include "integrators/base/sparse_assembly.hpp"
 
 namespace cmb {
 
@@ -32,15 +31,9 @@ class SparseLu {
   void begin();
   // Adds value at (row, col); entries at the same position sum. Inline: an assembly adds each
   // entry of M, J (twice) and the tangents.
-  void add(int row, int col, double value) {
-    if (!analysed_) {
-      recorded_.push_back({row, col});
-      first_values_.push_back(value);
-      return;
-    }
-    if (cursor_ < slot_.size()) values_[slot_[cursor_]] += value;
-    ++cursor_;
-  }
+  void add(int row, int col, double value) { assembly_.add(row, col, value); }
+  // The matrix being assembled (for an AssemblySink).
+  SparseAssembly& assembly() { return assembly_; }
   // Ends the assembly and factorizes. Returns the pivot ratio min |u_kk| / max |u_kk| (of KLU's
   // row-scaled matrix; 0 when a pivot vanishes: then the factors must not be used). Throws
   // std::logic_error when the entries' sequence differs from the recorded pattern.
@@ -50,7 +43,7 @@ class SparseLu {
   // Pivoting factorizations so far (the first, and each pivot refresh): they allocate.
   long pivoting_factorizations() const { return pivoting_; }
   // Nonzeros of the assembled matrix (its pattern).
-  std::size_t nonzeros() const { return row_index_.size(); }
+  std::size_t nonzeros() const { return assembly_.nonzeros(); }
 
  private:
   struct Klu;  // KLU's control block and factors (sparse_lu.cpp: klu.h stays out of headers)
@@ -58,40 +51,10 @@ class SparseLu {
   void analyse();
   double pivot_ratio();
 
-  int size_ = 0;
-  bool analysed_ = false;
-  std::vector<std::pair<int, int>> recorded_;  // (row, col) of each entry of the first assembly
-  std::vector<double> first_values_;
-  std::vector<int> slot_;  // position in values_ of the k-th entry sent
-  std::size_t cursor_ = 0;
-  std::vector<int> column_start_, row_index_;  // compressed columns
-  std::vector<double> values_;
+  SparseAssembly assembly_;
   std::unique_ptr<Klu> klu_;
   double pivoting_ratio_ = 0.0;  // pivot ratio at the last pivoting factorization
   long pivoting_ = 0;
-};
-
-// Sends a problem's entries into a SparseLu, times a factor, at an offset; with `mirror` each
-// entry also goes to the transposed position (J as J and Jᵀ in a saddle-point matrix).
-class SparseLuSink : public SparseSink {
- public:
-  SparseLuSink(SparseLu& lu, double factor, int row_offset = 0, int col_offset = 0,
-               bool mirror = false)
-      : lu_(lu),
-        factor_(factor),
-        row_offset_(row_offset),
-        col_offset_(col_offset),
-        mirror_(mirror) {}
-
- private:
-  void put(int row, int col, double value) override {
-    lu_.add(row + row_offset_, col + col_offset_, factor_ * value);
-    if (mirror_) lu_.add(col + col_offset_, row + row_offset_, factor_ * value);
-  }
-  SparseLu& lu_;
-  double factor_;
-  int row_offset_, col_offset_;
-  bool mirror_;
 };
 
 }  // namespace cmb
