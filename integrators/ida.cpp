@@ -37,17 +37,17 @@
 //     order > 2 is not A-stable), 5 otherwise.
 //   jacobian (structured | internal) — see above; structured needs n whole residuals per
 //     matrix instead of N (dense), a few constraint-row evaluations per matrix (sparse).
-//   linear_solver (auto | dense | sparse) — auto: sparse from kSparseFromSize unknowns where the
-//     problem allows it (base/linear_solver_choice.hpp).
+//   linear_solver (auto | dense | sparse) — auto: sparse wherever the problem allows it, the
+//     faster path at every size measured (docs/integrators.md, "Sparse iteration matrices").
 // State: x = [y; y'] (2N doubles): q, v, λ (, μ) and their derivatives, v' = q̈ the
 // accelerations; the sample recorder reads q̈ and λ from x. Samples are IDA's interpolating
 // polynomial at the sample times (IDAGetDky), within the tolerance of the step's solution; the
 // branch indicators are checked after every accepted step (one IDA step per call).
 // Dense: problems beyond 1000 coordinates are refused (unsupported). Unilateral rows and redundant
 // ones (rank-deficient J makes the iteration matrix singular) are refused on both paths.
-// Measured on IFToMM A02 (n_four_bar N = 40, 20 s): BDF cannot step across the singular
-// positions, where J loses rank — newton_failed at t = 2.69 s (tol 1e-8) and t = 9.11 s (1e-6),
-// the steps having shrunk to 1e-9 s.
+// Measured on IFToMM A02 (n_four_bar N = 40, 20 s): BDF does not step reliably across the
+// singular positions, where J loses rank — newton_failed at t = 1.27 s (tol 1e-8) and 16.4 s
+// (1e-7); at 1e-6 it reaches 20 s with a max error of 0.095 m (IFToMM's threshold: 1e-3 m).
 // Fails when: J loses rank on the way (singular configurations) → `singular` (the iteration
 // matrix cannot be factorized) or `newton_failed` (IDA_CONV_FAIL); the error test fails
 // repeatedly or at the smallest step → `step_limit`; the residual is not finite → `diverged`;
@@ -90,7 +90,7 @@ class Ida : public Integrator {
                                "iteration matrix singular");
     const int unknowns = 2 * s.nq + s.m() + (formulation_ == IdaFormulation::ggl ? s.mh : 0);
     const bool sparse =
-        choose_sparse_path("ida", linear_solver_, sparse_path_missing(problem), unknowns);
+        choose_sparse_path("ida", linear_solver_, sparse_path_missing(problem), unknowns, 0);
     if (!sparse) refuse_beyond_dense_size("ida", s.nq);
     system_.bind(problem, formulation_, sparse);
     size_ = system_.size();
