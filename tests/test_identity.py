@@ -91,7 +91,7 @@ def crash_record(run, status="crashed"):
 
 
 def test_a_crash_record_takes_what_it_lacks_from_its_key():
-    run = committed_run("integrators/2026-11-27_24879888e99b",
+    run = committed_run("integrators/2026-11-28_19daaf75e3b0",
                         "n_four_bar[N=4]/ida/dae/tol=1e-06/t_end=5")
     for status in ("crashed", "time_limit"):
         crash = crash_record(run, status)
@@ -103,7 +103,7 @@ def test_a_crash_record_takes_what_it_lacks_from_its_key():
 
 def test_fields_win_over_the_key():
     """Where a record holds a part, its identity is the record's, whatever the key says."""
-    run = copy.deepcopy(committed_run("default/2026-11-27_24879888e99b",
+    run = copy.deepcopy(committed_run("default/2026-11-28_19daaf75e3b0",
                                       "simple_pendulum/index1/rk4/dt=0.002"))
     run["key"] = "simple_pendulum/index1/rk4/dt=0.5/t_end=3/perturb=p1,v0/assembly=project"
     ident = results.identity(run)

@@ -15,7 +15,7 @@ from cmbench.figures import runs
 
 def main(source):
     rows = [results.flatten(r) for r in
-            results.load(os.path.join(source, "results", "default", "2026-11-27_24879888e99b"))]
+            results.load(os.path.join(source, "results", "default", "2026-11-28_19daaf75e3b0"))]
     same = stability.summary(rows, rows)
     assert same["cells"] > 100 and same["same_winner"] == same["cells"], same
     assert same["median_relative_time_difference"] == 0.0, same

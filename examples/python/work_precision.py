@@ -6,7 +6,7 @@ import cmbench
 from cmbench import names, style
 
 root = pathlib.Path(__file__).resolve().parents[2]
-frame = cmbench.load(root / "results/default/2026-11-27_24879888e99b")
+frame = cmbench.load(root / "results/default/2026-11-28_19daaf75e3b0")
 runs = frame[(frame.problem == "andrews_squeezer") & (frame.status == "ok")]
 steppers = ["dopri5", "fehlberg78"]
 

@@ -12,7 +12,7 @@ import cmbench
 
 CLI = os.environ["CMBENCH"]
 SOURCE = os.environ["CMB_SOURCE_DIR"]
-DEFAULT_RESULTS = os.path.join(SOURCE, "results", "default", "2026-11-27_24879888e99b")
+DEFAULT_RESULTS = os.path.join(SOURCE, "results", "default", "2026-11-28_19daaf75e3b0")
 
 
 def cli(*args):

@@ -13,7 +13,7 @@ from . import ROOT
 from .. import api, names, plot, style
 from ..files import exit_status, save_figure
 
-DEFAULT_RESULTS = os.path.join(ROOT, "results", "default", "2026-11-27_24879888e99b")
+DEFAULT_RESULTS = os.path.join(ROOT, "results", "default", "2026-11-28_19daaf75e3b0")
 OUT = os.path.join(ROOT, "docs", "figures", "readme_work_precision.png")
 PROBLEM, STEPPER = "andrews_squeezer", "dopri5"
 
