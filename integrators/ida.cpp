@@ -27,9 +27,16 @@
 //   suppress_alg (true) — λ, μ out of the error test. With them in it, IDA measures the
 //     multipliers' BDF error, which for index-2 components is O(1/h) of the others': every
 //     tolerance below 1e-4 then failed at t = 0 on andrews_squeezer (corrector convergence).
-//   multiplier_atol (1) — absolute tolerance of λ and μ, relative to the run's abs_tol; they
-//     only enter the Newton convergence test (a tight value makes Newton iterate on multiplier
-//     digits the step does not need; a loose one lets bad λ into v').
+//   multiplier_atol (1) — absolute tolerance of λ, relative to the run's abs_tol (μ is left out
+//     of every norm: base/ida_session.cpp); it only enters the Newton convergence test (a tight
+//     value makes Newton iterate on multiplier digits the step does not need; a loose one lets bad
+//     λ into v').
+//   multiplier_scaling (fixed | step) — ggl's λ tolerance is multiplier_atol·abs_tol (fixed) or
+//     that over the step about to be taken (step; index-2 components as RADAU5 scales them
+//     [HairerWanner1996]). λ's round-off grows like c_j = 1/h, so with fixed Newton cannot
+//     converge at tiny first steps (2e-12 s on n_four_bar N = 10, 2e-9 s at N = 100; 8 of 18
+//     generated cases in tests/integrators/test_ida.cpp); step converges at every one, but λ
+//     measured loosely at ordinary steps cost accuracy on smooth problems (docs/integrators.md).
 //   h0_rel (1e-6) — first step as a fraction of t_end (a run's --dt overrides it). IDA's own
 //     first step, from ‖y'‖ with y' = 0 for λ, μ, failed at t = 0 on andrews_squeezer below
 //     tolerance 1e-4; a small h0 costs a few steps of order 1 only.
@@ -74,6 +81,7 @@ class Ida : public Integrator {
     linear_solver_ = p.choice("linear_solver");
     suppress_alg_ = p.flag("suppress_alg");
     multiplier_atol_ = p.number("multiplier_atol");
+    multiplier_per_step_ = p.choice("multiplier_scaling") == "step";
     h0_rel_ = p.number("h0_rel");
     max_order_ = static_cast<int>(p.integer("max_order"));
   }
@@ -143,6 +151,7 @@ class Ida : public Integrator {
     o.rel_tol = settings.rel_tol;
     o.abs_tol = settings.abs_tol;
     o.multiplier_tol = multiplier_atol_ * settings.abs_tol;
+    o.multiplier_tol_per_step = formulation_ == IdaFormulation::ggl && multiplier_per_step_;
     o.suppress_alg = suppress_alg_;
     o.h0 = std::isfinite(settings.dt) ? settings.dt : h0_rel_ * t_end;
     o.max_step = settings.max_dt;
@@ -168,7 +177,7 @@ class Ida : public Integrator {
   }
 
   IdaFormulation formulation_ = IdaFormulation::ggl;
-  bool own_jacobian_ = true, suppress_alg_ = true;
+  bool own_jacobian_ = true, suppress_alg_ = true, multiplier_per_step_ = false;
   std::string linear_solver_ = "auto";
   double multiplier_atol_ = 1.0, h0_rel_ = 1e-6;
   int max_order_ = 5;
@@ -265,7 +274,10 @@ CMB_DEFINE_INTEGRATOR(ida) {
                         "ggl: stabilized index 2 (Φ = 0 and J v = ν held); index1: J v' = γ"),
       suppress,
       cmb::positive_number("multiplier_atol", 1.0,
-                           "absolute tolerance of λ and μ relative to abs_tol (Newton test)"),
+                           "absolute tolerance of λ relative to abs_tol (Newton test)"),
+      cmb::choice_param("multiplier_scaling", {"fixed", "step"},
+                        "ggl's λ tolerance: multiplier_atol·abs_tol (fixed) or that over the "
+                        "step (step, as RADAU5 scales index-2 components)"),
       cmb::nonnegative_number("h0_rel", 1e-6,
                               "first step as a fraction of t_end (--dt overrides); 0: IDA's own"),
       cmb::integer_param("max_order", 5, 1, 5, "largest BDF order"),

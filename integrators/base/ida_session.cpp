@@ -76,6 +76,25 @@ struct IdaCallbacks {
     }
   }
 
+  // IDA's error weights 1 / (rel_tol |y_i| + atol_i), λ's atol divided by the step about to be
+  // taken (multiplier_tol_per_step). λ of ggl is an index-2 component: a Newton correction δλ
+  // moves v by h M⁻¹Jᵀδλ, and its round-off is the force rows' times c_j = O(1/h). With a fixed
+  // absolute tolerance Newton could not converge at t = 0 on long chains (n_four_bar N = 166,
+  // tol 1e-8, first step 2e-8 s). Its error is multiplied by the step, as RADAU5 does for
+  // index-2 components [HairerWanner1996] (VII.8).
+  static int error_weights(N_Vector y, N_Vector ewt, void* data) {
+    auto* self = static_cast<IdaSession*>(data);
+    long steps = 0;
+    realtype h = 0.0;
+    IDAGetNumSteps(self->ida_, &steps);
+    IDAGetCurrentStep(self->ida_, &h);
+    if (steps == 0 || !(h > 0.0)) h = self->options_.h0;
+    if (!(h > 0.0))
+      h = 1.0;  // IDA picks the first step after these weights: λ's tolerance as given
+    self->error_weights(N_VGetArrayPointer(y), h, N_VGetArrayPointer(ewt));
+    return 0;
+  }
+
   // IDA's messages go into the session (the run's message), never to stderr.
   static void error_handler(int code, const char* module, const char* function, char* message,
                             void* data) {
@@ -158,7 +177,10 @@ void IdaSession::start(const IdaOptions& options) {
   callback_failure_ = nullptr;
   set_tolerances(options);
   require(IDAReInit(ida_, 0.0, y_, yp_), "IDAReInit");
-  require(IDASVtolerances(ida_, options.rel_tol, atol_), "IDASVtolerances");
+  if (options.multiplier_tol_per_step)
+    require(IDAWFtolerances(ida_, IdaCallbacks::error_weights), "IDAWFtolerances");
+  else
+    require(IDASVtolerances(ida_, options.rel_tol, atol_), "IDASVtolerances");
   require(IDASetSuppressAlg(ida_, options.suppress_alg ? SUNTRUE : SUNFALSE), "IDASetSuppressAlg");
   require(IDASetMaxOrd(ida_, options.max_order), "IDASetMaxOrd");
   require(IDASetInitStep(ida_, options.h0), "IDASetInitStep");
@@ -241,11 +263,18 @@ NumericalFailure IdaSession::failure(int flag, double t) const {
   return NumericalFailure(status, msg.str());
 }
 
+void IdaSession::error_weights(const double* y, double h, double* weights) const {
+  const int lambda_begin = 2 * system_->n(), lambda_end = lambda_begin + system_->m();
+  const double* atol = N_VGetArrayPointer(atol_);
+  for (int i = 0; i < system_->size(); ++i) {
+    const bool per_step = options_.multiplier_tol_per_step && i >= lambda_begin && i < lambda_end;
+    weights[i] = 1.0 / (options_.rel_tol * std::abs(y[i]) + (per_step ? atol[i] / h : atol[i]));
+  }
+}
+
 void IdaSession::evaluate_callbacks(double t, const double* y, const double* yp, double cj) {
   double* weights = N_VGetArrayPointer(weights_);
-  const double* atol = N_VGetArrayPointer(atol_);
-  for (int i = 0; i < system_->size(); ++i)
-    weights[i] = 1.0 / (options_.rel_tol * std::abs(y[i]) + atol[i]);
+  error_weights(y, 1.0 / cj, weights);
   double* r = N_VGetArrayPointer(scratch_r_);
   system_->residual(t, y, yp, r);
   fill_iteration_matrix(*system_, t, cj, y, yp, r, weights, 1.0 / cj, matrix_);

@@ -23,10 +23,11 @@ namespace cmb {
 struct IdaOptions {
   double rel_tol = 1e-6;
   double abs_tol = 1e-6;         // q and v
-  double multiplier_tol = 1e-6;  // absolute tolerance of λ and μ
-  bool suppress_alg = true;      // λ, μ out of the local error test
-  double h0 = 0.0;               // first step; 0: IDA's own choice
-  double max_step = 0.0;         // 0: none
+  double multiplier_tol = 1e-6;  // absolute tolerance of λ (over the step if per_step); μ: none
+  bool multiplier_tol_per_step = false;  // λ of index 2 (ggl): its tolerance over the step
+  bool suppress_alg = true;              // λ, μ out of the local error test
+  double h0 = 0.0;                       // first step; 0: IDA's own choice
+  double max_step = 0.0;                 // 0: none
   int max_order = 5;
   double t_stop = 0.0;
 };
@@ -70,6 +71,8 @@ class IdaSession {
  private:
   friend struct IdaCallbacks;  // the C callbacks (ida_session.cpp)
   void set_tolerances(const IdaOptions& options);
+  // 1 / (rel_tol |y_i| + atol_i), λ's atol over h if options_.multiplier_tol_per_step.
+  void error_weights(const double* y, double h, double* weights) const;
 
   IdaResidual* system_ = nullptr;
   SUNContext context_ = nullptr;

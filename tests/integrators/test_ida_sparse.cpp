@@ -170,8 +170,8 @@ TEST(IdaSparse, AMatrixCostsTheSameEvaluationsWhateverTheChainLength) {
 
 // The dense path refuses more than 1000 coordinates; the sparse one runs IFToMM A02 at
 // N = 1000 (6003 coordinates) with Φ held to the tolerance (GGL's Φ rows are equations Newton
-// meets to it). Tolerance 1e-6 and t_end 0.02 (first step 2e-8 s): GGL's Newton fails at t = 0
-// on long chains at tolerance 1e-8 or from a first step of 2e-9 s, on both paths alike.
+// meets to it). Tolerance 1e-6 and t_end 0.02 (first step 2e-8 s): with the fixed multiplier
+// tolerance GGL's Newton fails at t = 0 on long chains at 1e-8 (docs/integrators.md).
 TEST(IdaSparse, RunsBeyondTheDenseLimit) {
   EXPECT_EQ(ida_four_bar(1000, 0.02, "dense", 1e-6)["status"], "unsupported");
   const auto sparse = ida_four_bar(1000, 0.02, "auto", 1e-6);
