@@ -1,8 +1,11 @@
 // Cost of one right-hand-side call, for every method × problem at default sizes (rhs/), with
 // linear_solver = dense where auto would take the sparse path (dense/), and over N for
-// n_four_bar and n_pendulum (scaling/); cost of a DAE integrator's step over N (dae_step/: 20 ms
-// of motion, items_per_second = steps attempted per second, the adaptive ida's own steps). Google
-// Benchmark (Debian libbenchmark-dev), built with -DCMB_BENCH=ON; JSON with --benchmark_out=FILE
+// n_four_bar and n_pendulum (scaling/); one KKT solve of [M Jᵀ; J 0] at the initial state on
+// every problem with sparse evaluation that the small dense kernel fits (kkt/: the sparse LDLᵀ
+// replay against SmallSchurKernel given dense M and J, their assembly outside the timing); cost of
+// a DAE integrator's step over N (dae_step/: 20 ms of motion, items_per_second = steps attempted
+// per second, the adaptive ida's own steps). Google Benchmark (Debian libbenchmark-dev), built with
+// -DCMB_BENCH=ON; JSON with --benchmark_out=FILE
 // --benchmark_out_format=json. Benchmarks, not tests: nothing here asserts a time.
 #include <benchmark/benchmark.h>
 
@@ -12,6 +15,8 @@
 #include "catalog/catalog.hpp"
 #include "core/errors.hpp"
 #include "core/integrator.hpp"
+#include "core/small_schur_kernel.hpp"
+#include "core/sparse_kkt.hpp"
 
 namespace {
 
@@ -44,6 +49,47 @@ void rhs_cost(benchmark::State& state, const std::string& problem_id, const nloh
     return;
   }
   state.counters["nq"] = s.nq;
+}
+
+// One KKT solve at the initial state with the problem's Q and γ: `replay` is SparseKktSolver
+// (its factorization replayed on the pattern fixed at bind; values filled outside the timing),
+// `small_dense` is SmallSchurKernel on dense M and J (evaluated outside the timing, so the
+// kernel is charged nothing for gathering them from the entries).
+void kkt_cost(benchmark::State& state, const std::string& problem_id, bool replay) {
+  const auto problem = make_problem(problem_id, nlohmann::json::object());
+  const Sizes s = problem->sizes();
+  const int n = s.nq, m = s.m();
+  Vec q(n), v(n), Q(n), gamma(m), qdd(n), lambda(m);
+  problem->initial_state(q, v);
+  problem->forces(0.0, q, v, Q);
+  problem->acceleration_rhs(0.0, q, v, gamma);
+  constexpr double kPivotTol = 1e-12;
+  bool ok = true;
+  if (replay) {
+    SparseKktSolver solver;
+    solver.bind(*problem);
+    solver.evaluate(0.0, q);
+    for (auto _ : state) {
+      ok = solver.solve(Q, gamma, kPivotTol, qdd, lambda) && ok;
+      benchmark::DoNotOptimize(qdd.data());
+    }
+  } else {
+    Mat M(n, n), J(m, n);
+    problem->mass_matrix(0.0, q, M);
+    problem->jacobian(0.0, q, J);
+    SmallSchurKernel kernel;
+    kernel.bind(n, m);
+    double pivot_ratio = 0.0;
+    for (auto _ : state) {
+      ok = kernel.solve(M, J, Q, gamma, kPivotTol, RankPolicy::fail, qdd, lambda, 0.0,
+                        pivot_ratio) == SchurOutcome::full_rank &&
+           ok;
+      benchmark::DoNotOptimize(qdd.data());
+    }
+  }
+  if (!ok) state.SkipWithError("the KKT matrix is singular at the initial state");
+  state.counters["nq"] = n;
+  state.counters["m"] = m;
 }
 
 // The methods that declare a linear_solver parameter have a sparse path.
@@ -106,6 +152,14 @@ void register_all() {
         benchmark::RegisterBenchmark(
             ("dae_step/" + family + "/N=" + std::to_string(n) + "/" + i.id).c_str(), dae_step_cost,
             family, nlohmann::json{{"N", n}}, i.id);
+  for (const auto& p : problem_registry()) {
+    const auto problem = make_problem(p.id, nlohmann::json::object());
+    const Sizes s = problem->sizes();
+    if (!problem->has_sparse_evaluation() || !SmallSchurKernel::fits(s.nq, s.m())) continue;
+    for (const bool replay : {true, false})
+      benchmark::RegisterBenchmark(("kkt/" + p.id + (replay ? "/replay" : "/small_dense")).c_str(),
+                                   kkt_cost, p.id, replay);
+  }
   for (const auto& m : method_registry()) {
     for (const auto& p : problem_registry())
       benchmark::RegisterBenchmark(("rhs/" + p.id + "/" + m.id).c_str(), rhs_cost, p.id,
