@@ -49,7 +49,10 @@ TEST(RunRecord, EveryCommittedRecordReadsAndWritesBackByteForByte) {
   std::map<std::string, int> statuses;
   for (const auto& [where, document] : records) {
     const RunRecord record = read_run_record(document, where);
-    EXPECT_EQ(to_json(record).dump(1), document.dump(1)) << where;
+    json written = to_json(record);
+    // Per-run files (runs/*.json, not committed: a local campaign's) carry their digest.
+    if (document.contains("digest")) written["digest"] = record_digest(written);
+    EXPECT_EQ(written.dump(1), document.dump(1)) << where;
     ++statuses[to_string(record.status)];
   }
   // The sets hold records of finished, failed and refused runs alike; each kind must be read.

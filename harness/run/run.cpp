@@ -210,6 +210,8 @@ RunResult execute_run(PreparedRun& run) {
     rec.initial = initial;
     return stop_before_start(RunStatus::out_of_memory, out_of_memory_message(run, "running"));
   }
+  // Parameters a formulation derives at its start (ali3p's row penalties α_i) exist only now.
+  rec.method.params = run.formulation().effective_params();
   rec.context = run_context();
   return result;
 }

@@ -57,5 +57,20 @@ TEST(Ali3p, RefusesNonholonomicRows) {
   }
 }
 
+// The row penalties are set at the run's start (from alpha_rel, or alpha itself when given): the
+// record carries those in use, here the given α on the pendulum's one row.
+TEST(Ali3p, RecordsThePenaltiesItUsed) {
+  RunConfig c;
+  c.problem = "simple_pendulum";
+  c.integrator = kId;
+  c.method_params = {{"alpha", 5e8}};
+  c.dt = 1e-3;
+  c.t_end = 0.01;
+  const auto r = quick_run(c);
+  ASSERT_EQ(r["status"], "ok") << r["message"];
+  EXPECT_EQ(r["method"]["params"]["alpha_min"].get<double>(), 5e8);
+  EXPECT_EQ(r["method"]["params"]["alpha_max"].get<double>(), 5e8);
+}
+
 }  // namespace
 }  // namespace cmb::test
