@@ -46,14 +46,10 @@
 // at first order where the KKT values converge at second.
 // Accuracy floor: α grows like 1/h², and λ* += αΦ turns the rounding of Φ (~ε·ℓ) into force
 // errors of order α·ε·ℓ, so below some step the error grows again (the h⁻² rounding
-// amplification of index-3 formulations): measured on andrews_squeezer with the default
-// alpha_rel, scd 6.4, 7.2, 7.1, 6.8, 6.4 at h = 2, 1, 0.5, 0.25, 0.125 µs (and lower with a
-// larger alpha_rel: 5.2 at 1e5, h = 0.25 µs), where generalized_alpha, whose scaled iteration
-// keeps Φ out of the forces, reaches 8.0 at 0.25 µs. On IFToMM A02 (n_four_bar) the default
-// alpha_rel ends newton_failed at the first singular position (t ≈ 0.63 s, h = 1 ms): the
-// augmented-Lagrangian update contracts by 1/(1 + alpha_rel·σ) and σ vanishes there; alpha_rel
-// = 1e5 or 1e6 carries N = 40 through all 20 s on the branch (max error 2.4e-3 and 1.1e-3 at
-// h = 1 ms; 7.7e-4 at 0.5 ms with 1e6; sparse path).
+// amplification of index-3 formulations; Andrews' squeezer: docs/integrators.md). Where σ is
+// small the update is slow: the default alpha_rel ends newton_failed at IFToMM A02's first
+// singular position (σ vanishes there) and on n_pendulum from N = 200 (σ ~ 1/N²), where
+// alpha_rel = 1e6 carries A02 N = 40 through 20 s and n_pendulum to N = 1000 (docs/integrators.md).
 // Redundant rows (Bricard) and singular configurations (IFToMM A02) keep P and the tangent
 // positive definite (M + a positive semi-definite term): λ* is then one solution among many.
 // linear_solver: dense LU, or sparse (KLU on the entries; auto: from n + m ≥ 16). The Newton stop
@@ -248,7 +244,10 @@ class Ali3p : public Integrator {
     std::ostringstream msg;
     msg << "ali3p: Newton did not reach tol " << tol_ << " within " << max_iterations_
         << " iterations at t = " << t << " (last correction " << newton_.last_correction()
-        << ", bound " << bound << "; max |Phi| " << Phi_.lpNorm<Eigen::Infinity>() << ")";
+        << ", bound " << bound << ", contraction " << newton_.last_contraction()
+        << " per iteration; max |Phi| " << Phi_.lpNorm<Eigen::Infinity>() << ")";
+    if (newton_.last_contraction() > kSlowContraction && newton_.last_contraction() < 1.0)
+      msg << "; the multiplier update contracts slowly here: a larger alpha_rel contracts faster";
     throw NumericalFailure(RunStatus::newton_failed, msg.str());
   }
 
@@ -298,6 +297,7 @@ class Ali3p : public Integrator {
   // M plus positive semi-definite terms: only an exactly vanishing pivot (or round-off at that
   // level) means a singular matrix.
   static constexpr double kSingularRatio = 1e-15;
+  static constexpr double kSlowContraction = 0.9;  // slower: the update's 1/(1 + alpha_rel·σ)
 
   const Problem* problem_ = nullptr;
   Index3Terms terms_;

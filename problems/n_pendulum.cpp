@@ -6,11 +6,19 @@
 // 45°) from the downward vertical. Default horizon 2 s.
 // Coordinates q = (x_1, y_1, …, x_N, y_N): nq = 2N; N holonomic rows
 // Φ_k = |r_k − r_{k−1}|² − L² (r_0 = 0). Scaling problem without loops (N up to 1000).
-// Reference: the same chain in absolute link angles θ_i (minimal coordinates), Lagrange's
-// equations Σ_j μ_ij L² cos(θ_i − θ_j) θ̈_j = −Σ_j μ_ij L² sin(θ_i − θ_j) θ̇_j² − g L μ_ii sin θ_i,
-// μ_ij = mass at or beyond link max(i, j), integrated by Bulirsch–Stoer at tolerance 1e-13. Its
-// cost is O(N³) per step: practical as a reference up to N ≈ 100.
+// Reference: the same chain in absolute link angles θ_i (minimal coordinates), integrated by
+// Bulirsch–Stoer at tolerance 1e-13. Lagrange's equations there read
+//   Σ_j μ_ij L² cos(θ_i − θ_j) θ̈_j = −Σ_j μ_ij L² sin(θ_i − θ_j) θ̇_j² − g L μ_ii sin θ_i,
+// μ_ij = mass at or beyond link max(i, j): a dense N × N system, O(N³) per evaluation. θ̈ is
+// instead found in O(N) from the rod tensions T_k (Newton's law on each mass, with the rods'
+// lengths differentiated twice along and across each rod): along rod k
+//   T_1 − cos(θ_2 − θ_1) T_2 = m L θ̇_1² + m g cos θ_1,
+//   2 T_k − cos(θ_k − θ_{k−1}) T_{k−1} − cos(θ_{k+1} − θ_k) T_{k+1} = m L θ̇_k²   (k ≥ 2),
+// T_{N+1} = 0, a symmetric positive definite tridiagonal system; across it
+//   m L θ̈_k = T_{k+1} sin(θ_{k+1} − θ_k) + T_{k−1} sin(θ_{k−1} − θ_k)  (− m g sin θ_1 for k = 1).
+// tests/test_references.cpp checks that this θ̈ satisfies Lagrange's equations above.
 // Outputs: tip position (x_N, y_N) [m] and first mass (x_1, y_1) [m].
+#include <algorithm>
 #include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <vector>
@@ -124,7 +132,35 @@ class NPendulum : public ProblemBase {
     const Eigen::Vector2d here = x.segment<2>(2 * k);
     return k == 0 ? here : Eigen::Vector2d(here - x.segment<2>(2 * k - 2));
   }
-  double mu(int i, int j) const { return mass_ * (n_ - std::max(i, j)); }  // 0-based links
+  // θ̈ from (θ, θ̇) by the rod tensions (header): forward elimination of the tridiagonal
+  // system along the chain, back substitution, then each link's transverse balance. `tension`
+  // and `pivot` are N-long scratch, so an evaluation allocates nothing.
+  void joint_angle_accelerations(const double* theta, const double* rate, double* accel,
+                                 double* tension, double* pivot) const {
+    const double mL = mass_ * length_;
+    auto coupling = [&](int k) { return std::cos(theta[k + 1] - theta[k]); };  // rods k, k+1
+    for (int k = 0; k < n_; ++k) {  // row k: diagonal d_k, off-diagonals −coupling
+      double diagonal = k == 0 ? 1.0 : 2.0;
+      double rhs = mL * rate[k] * rate[k] + (k == 0 ? mass_ * kG * std::cos(theta[0]) : 0.0);
+      if (k > 0) {
+        const double c = coupling(k - 1);
+        diagonal -= c * c / pivot[k - 1];
+        rhs += c * tension[k - 1] / pivot[k - 1];
+      }
+      pivot[k] = diagonal;
+      tension[k] = rhs;
+    }
+    for (int k = n_ - 1; k >= 0; --k) {
+      const double beyond = k + 1 < n_ ? coupling(k) * tension[k + 1] : 0.0;
+      tension[k] = (tension[k] + beyond) / pivot[k];
+    }
+    for (int k = 0; k < n_; ++k) {
+      double transverse = k == 0 ? -mass_ * kG * std::sin(theta[0]) : 0.0;
+      if (k + 1 < n_) transverse += tension[k + 1] * std::sin(theta[k + 1] - theta[k]);
+      if (k > 0) transverse += tension[k - 1] * std::sin(theta[k - 1] - theta[k]);
+      accel[k] = transverse / mL;
+    }
+  }
 
   int n_;
   double mass_, length_, theta0_;
@@ -132,23 +168,11 @@ class NPendulum : public ProblemBase {
 
 Mat NPendulum::reference_outputs(const std::vector<double>& times) const {
   using State = std::vector<double>;  // [θ_1..θ_N, θ̇_1..θ̇_N]
-  Mat A(n_, n_);
-  Vec b(n_);
+  std::vector<double> tension(n_), pivot(n_);
   auto joint_angle_ode = [&](const State& s, State& ds, double) {
-    for (int i = 0; i < n_; ++i) {
-      double rhs = -kG * length_ * mu(i, i) * std::sin(s[i]);
-      for (int j = 0; j < n_; ++j) {
-        const double l2mu = length_ * length_ * mu(i, j);
-        A(i, j) = l2mu * std::cos(s[i] - s[j]);
-        rhs -= l2mu * std::sin(s[i] - s[j]) * s[n_ + j] * s[n_ + j];
-      }
-      b(i) = rhs;
-    }
-    const Vec acc = A.ldlt().solve(b);
-    for (int i = 0; i < n_; ++i) {
-      ds[i] = s[n_ + i];
-      ds[n_ + i] = acc(i);
-    }
+    joint_angle_accelerations(s.data(), s.data() + n_, ds.data() + n_, tension.data(),
+                              pivot.data());
+    std::copy(s.begin() + n_, s.end(), ds.begin());
   };
   std::vector<double> grid = times;
   const bool prepend_zero = grid.empty() || grid.front() != 0.0;

@@ -38,6 +38,7 @@ class NewtonControl {
     scale_ = scale;
     k_ = 0;
     previous_ = 0.0;
+    contraction_ = 0.0;
     may_refresh_ = true;
     refresh_ = !(keep && reusable_);
     carried_ = !refresh_;
@@ -76,11 +77,14 @@ class NewtonControl {
     ++age_;
     ++k_;
     previous_ = size;
+    contraction_ = theta;
     if (verdict != Verdict::go_on) reusable_ = verdict == Verdict::converged && fast_;
     return verdict;
   }
 
   double last_correction() const { return previous_; }
+  // The last iteration's correction over the one before (0 after a single iteration).
+  double last_contraction() const { return contraction_; }
 
  private:
   double floor() const {
@@ -95,7 +99,7 @@ class NewtonControl {
   static constexpr double kFloorFactor = 100.0;  // margin over the measured 3
   static constexpr double kCarriedMargin = 1e-4;
 
-  double bound_ = 0.0, scale_ = 1.0, previous_ = 0.0, ratio_ = 1.0;
+  double bound_ = 0.0, scale_ = 1.0, previous_ = 0.0, ratio_ = 1.0, contraction_ = 0.0;
   int k_ = 0, age_ = 0;
   bool refresh_ = true, may_refresh_ = true, is_refresh_ = false;
   bool carried_ = false, fast_ = true, reusable_ = false;
