@@ -144,6 +144,7 @@ json problem_description(const std::string& id, const json& params) {
           {"source", problem->info().source},
           {"tags", problem->info().tags},
           {"sizes", {{"nq", s.nq}, {"mh", s.mh}, {"mn", s.mn}, {"mu", s.mu}}},
+          {"coordinate_names", problem->coordinate_names()},
           {"rank_at_start", rank},
           {"mobility", s.nq - rank},
           {"outputs", problem->output_names()},

@@ -93,6 +93,12 @@ nlohmann::json given_params(const std::vector<std::string>& params) {
   return given;
 }
 
+// " (x, y, …)" when the problem names its coordinates.
+std::string coordinate_list(const nlohmann::json& names) {
+  if (names.empty()) return "";
+  return " (" + join(names.get<std::vector<std::string>>(), ", ") + ")";
+}
+
 void print_description(const std::string& id, const std::vector<std::string>& params) {
   const nlohmann::json d = problem_description(id, given_params(params));
   const auto& s = d["sizes"];
@@ -102,7 +108,7 @@ void print_description(const std::string& id, const std::vector<std::string>& pa
   out << d["id"].get<std::string>() << " — " << d["title"].get<std::string>() << "\n"
       << "  source:       " << d["source"].get<std::string>() << "\n"
       << "  tags:         " << (tags.empty() ? "-" : join(tags, ", ")) << "\n"
-      << "  coordinates:  " << s["nq"] << "\n"
+      << "  coordinates:  " << s["nq"] << coordinate_list(d["coordinate_names"]) << "\n"
       << "  constraints:  " << s["mh"] << " holonomic, " << s["mn"] << " nonholonomic, " << s["mu"]
       << " unilateral; rank of J at t = 0: " << d["rank_at_start"] << " of "
       << s["mh"].get<int>() + s["mn"].get<int>() << "\n"

@@ -219,6 +219,9 @@ class Problem {
   /// The values b(q) of the branch indicators, in the order branch_indicators() gives them.
   virtual void branch_indicator_values(double t, CVecRef q, VecRef b) const {}
 
+  /// The names of the coordinates q in order (`cmbench describe` shows them), or empty.
+  virtual std::vector<std::string> coordinate_names() const { return {}; }
+
   /// The scored quantities (e.g. point B0 of IFToMM A02).
   virtual std::vector<std::string> output_names() const = 0;
   /// The scored quantities at (t, q, v), in the order output_names() gives them.
