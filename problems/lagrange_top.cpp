@@ -22,8 +22,9 @@
 // Reference (reduced ODE): the same top in Euler angles (φ, θ, ψ), its two momenta
 // p_φ and p_ψ = C ω_z̄ constant, θ̈ from Lagrange's equation with A₀ = A + m l²,
 // A₀ θ̈ = A₀ φ̇² sin θ cos θ − p_ψ φ̇ sin θ + m g l sin θ, φ̇ = (p_φ − p_ψ cos θ)/(A₀ sin²θ),
-// ψ̇ = p_ψ/C − φ̇ cos θ, integrated by Bulirsch–Stoer at tolerance 1e-13. tests/test_top_reference.cpp
-// checks it independently: cos θ stays between the two roots of the nutation cubic in [−1, 1].
+// ψ̇ = p_ψ/C − φ̇ cos θ, integrated by Bulirsch–Stoer at tolerance 1e-13. Checked without it
+// (tests/test_top_reference.cpp): cos θ swings between two roots of a cubic set by the energy
+// and the momenta, with a period given by a complete elliptic integral.
 // Outputs: the centre of mass x, y, z [m] and the z component of the body axis x̄ [1] (sin θ sin ψ,
 // which shows the spin). Energy is conserved, and so are p_φ and p_ψ. Horizon 10 s.
 // Fails when: nothing in the model (a spatial joint and a norm row of full rank). The reference's
