@@ -168,8 +168,8 @@ class LagrangeTop : public ProblemBase {
  private:
   static Eigen::Matrix3d rotation(const Quaternion& p) {
     const Eigen::Vector3d e = p.tail<3>();
-    return (p(0) * p(0) - e.squaredNorm()) * Eigen::Matrix3d::Identity() +
-           2.0 * e * e.transpose() + 2.0 * p(0) * skew(e);
+    return (p(0) * p(0) - e.squaredNorm()) * Eigen::Matrix3d::Identity() + 2.0 * e * e.transpose() +
+           2.0 * p(0) * skew(e);
   }
   // About the tip: A₀ = A + m l².
   static double tip_transverse() { return kTransverse + kMass * kArm * kArm; }

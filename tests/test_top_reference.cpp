@@ -57,8 +57,8 @@ TEST(LagrangeTopReference, NutatesBetweenTheRootsOfItsCubicWithTheQuadraturePeri
     const Mat ref = problem->reference_outputs({0.5 * n.period, n.period, 2.0 * n.period});
     const double u0 = std::cos(theta0);
     const double other = std::abs(u0 - n.low) < std::abs(u0 - n.high) ? n.high : n.low;
-    SCOPED_TRACE("theta0 " + std::to_string(theta0) + ", spin " + std::to_string(w) +
-                 ", phidot0 " + std::to_string(phidot0));
+    SCOPED_TRACE("theta0 " + std::to_string(theta0) + ", spin " + std::to_string(w) + ", phidot0 " +
+                 std::to_string(phidot0));
     EXPECT_NEAR(ref(0, 2) / kArm, other, bound);
     EXPECT_NEAR(ref(1, 2) / kArm, u0, bound);
     EXPECT_NEAR(ref(2, 2) / kArm, u0, bound);
