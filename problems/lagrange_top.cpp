@@ -24,7 +24,9 @@
 // A₀ θ̈ = A₀ φ̇² sin θ cos θ − p_ψ φ̇ sin θ + m g l sin θ, φ̇ = (p_φ − p_ψ cos θ)/(A₀ sin²θ),
 // ψ̇ = p_ψ/C − φ̇ cos θ, integrated by Bulirsch–Stoer at tolerance 1e-13. Checked without it
 // (tests/test_top_reference.cpp): cos θ swings between two roots of a cubic set by the energy
-// and the momenta, with a period given by a complete elliptic integral.
+// and the momenta, with a period given by a complete elliptic integral. Claimed accuracy 2e-10:
+// over 10 s the spin's phase error reaches ~1e-10 in body_x_z (the same equations in long
+// double at tolerance 1e-18 are the yardstick there).
 // Outputs: the centre of mass x, y, z [m] and the z component of the body axis x̄ [1] (sin θ sin ψ,
 // which shows the spin). Energy is conserved, and so are p_φ and p_ψ. Horizon 10 s.
 // Fails when: nothing in the model (a spatial joint and a norm row of full rank). The reference's
@@ -161,7 +163,7 @@ class LagrangeTop : public ProblemBase {
     return {ReferenceKind::reduced_ode,
             "the same top in Euler angles (z-x-z) with its two momenta constant, Lagrange's "
             "equation for the nutation, Bulirsch-Stoer at tolerance 1e-13",
-            1e-10};
+            2e-10};
   }
   Mat reference_outputs(const std::vector<double>& times) const override;
 
