@@ -24,6 +24,9 @@ struct Capabilities {
   bool nonholonomic = false;  ///< velocity-level rows A_nh v = c
   bool drift_free = false;    ///< Φ = 0 and ψ = 0 held to a tolerance by construction
   bool inequality = false;    ///< unilateral rows g(q) ≥ 0
+  /// Handles only a constant mass matrix and forces Q(t, q) that do not depend on v (a splitting
+  /// of H = ½vᵀMv + U, as RATTLE's), refusing other problems as unsupported.
+  bool separable_only = false;
   /// Accelerations approximate by design (a pure penalty method: q̈ is O(1/α) off the KKT
   /// solution): the numeric parameter that tightens the approximation as it grows, and
   /// increasing values of it for the conformance suite to sweep. The method then states its own

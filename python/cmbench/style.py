@@ -172,6 +172,8 @@ METHOD_STYLE = {
                           "markersize": 4.0, "markerfacecolor": "none"},
     "ali3p": {"color": "#888888", "marker": "^", "linestyle": "-.", "markersize": 4.0,
               "markerfacecolor": "none"},
+    "rattle": {"color": "#333333", "marker": "D", "linestyle": ":", "markersize": 4.0,
+               "markerfacecolor": "none", "linewidth": 1.4},
 }
 METHOD_ORDER = list(METHOD_STYLE)
 # Unknown methods: colours not used by METHOD_STYLE (darker tab20b/tab20c shades and orange),

@@ -1,0 +1,46 @@
+// The heavy symmetric top on a fixed tip, shared by its models in different coordinates
+// (lagrange_top in Euler parameters, lagrange_top_natural in the rotation matrix's columns): its
+// data, its release and the Euler-angle reference both compare against. The data are cmbench's
+// choice ([Goldstein2002] §5.7 for the system): m = 1 kg, centre of mass at l = 0.1 m from the tip
+// along the body axis z̄, inertia about the centre of mass A = 0.002 (transverse) and C = 0.004
+// kg·m² (about z̄), gravity g = 9.81 m/s² along −z.
+// Release: tip up, the axis tilted theta0 from the vertical in the y–z plane (Euler angles z-x-z
+// φ = ψ = 0, θ = theta0), body angular velocity ω̄ = (0, phidot0 sin θ0, spin), no nutation rate.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/params.hpp"
+#include "core/problem.hpp"
+
+namespace cmb::symmetric_top {
+
+constexpr double kMass = 1.0, kArm = 0.1, kTransverse = 0.002, kAxial = 0.004, kG = 9.81;
+
+// Transverse moment of inertia about the tip, A₀ = A + m l².
+constexpr double tip_transverse() { return kTransverse + kMass * kArm * kArm; }
+
+struct Release {
+  double theta0, spin, phidot0;
+};
+
+// The release a problem's parameters give; InputError (naming `problem`) where the motion would
+// pass the vertical (p_φ = ±p_ψ), where the reference's Euler angles are singular.
+Release release_from(const Params& params, const std::string& problem);
+
+// Body angular velocity at the release, ω̄ = (0, phidot0 sin θ0, spin).
+Eigen::Vector3d release_body_rate(const Release& r);
+
+// The parameters both models declare (t_end, theta0, spin, phidot0) and their outputs.
+std::vector<ParamSpec> params();
+std::vector<std::string> output_names();
+
+// The reduced-ODE reference: the top in Euler angles with p_φ and p_ψ constant, Lagrange's
+// equation for θ, Bulirsch–Stoer at tolerance 1e-13; outputs cm_x, cm_y, cm_z, body_x_z at
+// `times` (tests/test_top_reference.cpp checks it against the nutation cubic and against the
+// same equations in long double).
+ReferenceInfo reference_info();
+Mat reference_outputs(const Release& r, const std::vector<double>& times);
+
+}  // namespace cmb::symmetric_top
