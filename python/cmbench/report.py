@@ -32,9 +32,10 @@ Progress goes to stderr, one line per step ("report.py: [3/7] energy: 2 files, 1
 stdout gets the one line naming report.md (and the figures skipped).
 
 Writes into RESULTS_DIR every figure the results support (PDF and PNG): work_precision, drift,
-energy, convergence, scaling, baumgarte_heatmap_<problem>, impulse_response; the tables
-precision_table.{md,tex}, drift_energy_table.{md,tex}, convergence_table.md, scaling_table.md,
-baumgarte_heatmaps.md, impulse_response.md; and report.md and report.html linking all of them,
+energy, energy_growth, convergence, scaling, baumgarte_heatmap_<problem>, impulse_response; the
+tables precision_table.{md,tex}, drift_energy_table.{md,tex}, energy_growth_table.md,
+convergence_table.md, scaling_table.md, baumgarte_heatmaps.md, impulse_response.md; and
+report.md and report.html linking all of them,
 with the context block and the figures skipped for lack of data. docs/report.md describes each.
 
 Input is checked as it is loaded (cmbench.results: InputFileError, BadInputWarning; JSON is read
@@ -65,13 +66,14 @@ require("the report (cmbench.report)", "numpy", "matplotlib")
 
 from . import files, names, plot, rerun, results, style, tables  # noqa: E402
 from .figures import (baumgarte as baumgarte_figures, convergence as convergence_figure,
-                      runs as run_figures, work_precision as work_precision_figure)
+                      long_horizon, runs as run_figures, work_precision as work_precision_figure)
 from .tables import write
 
 FIGURES = [  # (name in the report, function, whether --per-problem draws it per problem)
     ("work_precision", work_precision_figure.work_precision, True),
     ("drift", run_figures.drift, True),
     ("energy", run_figures.energy, True),
+    ("energy_growth", long_horizon.energy_growth, True),
     ("convergence", convergence_figure.convergence, True),
     ("scaling", run_figures.scaling, True),
     # one file per problem case already

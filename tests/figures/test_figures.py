@@ -354,7 +354,8 @@ def test_command_line(smoke_dir):
           f"--help: exit {help_run.returncode}: {help_run.stdout[-300:]}{help_run.stderr[-300:]}")
     run = subprocess.run(REPORT + [smoke_dir, "--width", "single"], capture_output=True,
                          text=True, env=ENV)
-    progress = [line for line in run.stderr.splitlines() if re.match(r"report\.py: \[\d/7\] ", line)]
+    line_start = rf"report\.py: \[\d/{len(report.FIGURES)}\] "
+    progress = [line for line in run.stderr.splitlines() if re.match(line_start, line)]
     check(run.returncode == 0 and len(progress) == len(report.FIGURES),
           f"progress: {len(progress)} lines for {len(report.FIGURES)} figures:\n{run.stderr}")
     md = os.path.join(smoke_dir, "report.md")
