@@ -64,6 +64,7 @@ class Rattle : public Integrator {
     W_.setZero(n_, m_);
     velocity_block_.setZero(m_, m_);
     zero_velocity_.setZero(n_);
+    inverse_mass_diagonal_.setOnes(n_);
     Q_.setZero(n_);
     Phi_.setZero(m_);
     nu_.setZero(m_);
@@ -86,6 +87,8 @@ class Rattle : public Integrator {
     start_failure_ = terms_.kkt_start(t, q, v, x.segment(2 * n_, n_), x.tail(m_), unique_);
     problem_->mass_matrix(t, q, M_);
     mass_.compute(M_);
+    diagonal_mass_ = M_.isDiagonal(0.0);
+    inverse_mass_diagonal_ = M_.diagonal().cwiseInverse();
     if (start_failure_.empty() && mass_.info() != Eigen::Success)
       start_failure_ = "the mass matrix is not positive definite at the start";
     fresh_ = true;
@@ -128,7 +131,7 @@ class Rattle : public Integrator {
     if (fresh_) start(t, q, counters);
     // Position half: q* = q + h v + (h²/2) M⁻¹Q, then Newton for Λ.
     step_q_ = Q_;
-    mass_.solveInPlace(step_q_);
+    solve_with_mass(step_q_);
     q_star_ = q + h * v + (0.5 * h * h) * step_q_;
     shake(t + h, counters);  // with W = M⁻¹J(q_n)ᵀ from the end of the previous step
     v = (q_star_ - q) / h;   // v̂
@@ -136,7 +139,7 @@ class Rattle : public Integrator {
     // Velocity half at t_{n+1}: v̂ + (h/2) M⁻¹Q_{n+1}, then the multiplier μ of J v = ν.
     end_of_step(t + h, q, counters);
     step_q_ = Q_;
-    mass_.solveInPlace(step_q_);
+    solve_with_mass(step_q_);
     v += (0.5 * h) * step_q_;
     problem_->velocity_rhs(t + h, q, nu_);
     b_.noalias() = J_ * v;
@@ -167,13 +170,23 @@ class Rattle : public Integrator {
     problem_->jacobian(t, q, J_);
     ++counters.jacobian_evaluations;
     W_ = J_.transpose();
-    mass_.solveInPlace(W_);
+    solve_with_mass(W_);
     require_finite(Q_.allFinite() && W_.allFinite(), "rattle: Q, J or M⁻¹Jᵀ", t);
-    velocity_block_.noalias() = J_ * W_;
+    velocity_block_.noalias() = J_.lazyProduct(W_);  // small: no blocked product
     velocity_matrix_.compute(velocity_block_);
     if (velocity_matrix_.info() != Eigen::Success || !pivots_regular(velocity_matrix_))
       throw NumericalFailure(RunStatus::singular,
                              singular_message("J M⁻¹Jᵀ (the velocity half's matrix)", t));
+  }
+
+  // x ← M⁻¹x (the constant M, factorized at pack; diagonal ones, common in Cartesian and natural
+  // coordinates, by their inverse diagonal).
+  template <typename Derived>
+  void solve_with_mass(Eigen::MatrixBase<Derived>& x) const {
+    if (diagonal_mass_)
+      x = inverse_mass_diagonal_.asDiagonal() * x;
+    else
+      mass_.solveInPlace(x);
   }
 
   bool pivots_regular(const Eigen::LLT<Mat>& llt) const {
@@ -224,7 +237,7 @@ class Rattle : public Integrator {
   void form_newton_matrix(double t, CVecRef q, LoopCounters& counters) {
     problem_->jacobian(t, q, J_);
     ++counters.jacobian_evaluations;
-    newton_matrix_.matrix().noalias() = J_ * W_;
+    newton_matrix_.matrix().noalias() = J_.lazyProduct(W_);
     const double ratio = newton_matrix_.factorize();
     require_regular(ratio, pivot_tol_, t, "rattle: Newton matrix J(q) M⁻¹J(q_n)ᵀ");
     newton_.formed(ratio);
@@ -237,13 +250,13 @@ class Rattle : public Integrator {
   double pivot_tol_;
   bool recover_;
   int n_ = 0, m_ = 0;
-  bool unique_ = true, sample_unique_ = true, fresh_ = true;
+  bool unique_ = true, sample_unique_ = true, fresh_ = true, diagonal_mass_ = false;
   std::string start_failure_;
   Mat M_, J_, W_, velocity_block_;
   Eigen::LLT<Mat> mass_, velocity_matrix_;
   DenseLu newton_matrix_;
   NewtonControl newton_;
-  Vec Q_, Phi_, nu_, q_star_, step_q_, b_, qdd_, lambda_, zero_velocity_;
+  Vec Q_, Phi_, nu_, q_star_, step_q_, b_, qdd_, lambda_, zero_velocity_, inverse_mass_diagonal_;
 };
 
 }  // namespace
