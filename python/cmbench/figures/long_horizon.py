@@ -97,9 +97,12 @@ def _draw_panel(ax, picked, title_width):
         t = np.asarray(data["t"], dtype=float)
         env = envelope(data["energy_error"])
         keep = t > 0
-        ax.loglog(t[keep], np.maximum(env[keep], ENVELOPE_FLOOR), **plot.method_style(r["method"]))
+        line_style = dict(plot.method_style(r["method"]), markevery=0.1)  # evenly on the log axis
+        ax.loglog(t[keep], np.maximum(env[keep], ENVELOPE_FLOOR), **line_style)
     first = picked[0][0]
-    ax.set_title("\n".join(style.fit_lines([first["problem_label"]], title_width)))
+    ax.set_title(style.fit_lines([names.problem_label(first["problem_label"]),
+                                  f"t_end = {first['t_end']:g} s"],
+                                 title_width))
     ax.set_xlabel("t [s]")
     ax.set_ylabel("max |E − E0| up to t [J]")
     ax.grid(True, which="major", alpha=0.3)
