@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "core/registry.hpp"
+#include "problems/euler_body.hpp"
 #include "problems/symmetric_top.hpp"
 
 namespace cmb {
@@ -45,22 +46,9 @@ using symmetric_top::kG;
 using symmetric_top::kMass;
 using symmetric_top::kTransverse;
 
-using Quaternion = Eigen::Vector4d;
-using Matrix34 = Eigen::Matrix<double, 3, 4>;
-
-Eigen::Matrix3d skew(const Eigen::Vector3d& a) {
-  Eigen::Matrix3d s;
-  s << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;
-  return s;
-}
-
-// ω̄ = 2 G(p) ṗ: the body angular velocity's map from Euler-parameter rates.
-Matrix34 body_rate_map(const Quaternion& p) {
-  Matrix34 G;
-  G.col(0) = -p.tail<3>();
-  G.rightCols<3>() = p(0) * Eigen::Matrix3d::Identity() - skew(p.tail<3>());
-  return G;
-}
+using euler_body::Matrix34;
+using euler_body::Quaternion;
+using euler_body::rotation;
 
 // f(p) = R(p) s̄ / l = R(p)'s third column, quadratic in p.
 Eigen::Vector3d axis(const Quaternion& p) {
@@ -96,20 +84,16 @@ class LagrangeTop : public ProblemBase {
     const Eigen::Vector3d r = kArm * axis(p);
     const Eigen::Vector3d spatial_rate = rotation(p) * body_rate;
     q << r, p;
-    v << spatial_rate.cross(r), 0.5 * body_rate_map(p).transpose() * body_rate;
+    v << spatial_rate.cross(r), euler_body::parameter_rates(p, body_rate);
   }
   void mass_matrix(double, CVecRef q, MatRef M) const override {
-    const Quaternion p = q.tail<4>();
-    const Matrix34 G = body_rate_map(p);
     M.setZero();
     M.topLeftCorner<3, 3>() = kMass * Eigen::Matrix3d::Identity();
-    M.bottomRightCorner<4, 4>() =
-        4.0 * G.transpose() * inertia_.asDiagonal() * G + 4.0 * kTransverse * p * p.transpose();
+    M.bottomRightCorner<4, 4>() = euler_body::rotational_mass(q.tail<4>(), inertia_);
   }
   void forces(double, CVecRef q, CVecRef v, VecRef Q) const override {
-    const Matrix34 G_rate = body_rate_map(v.tail<4>());
     Q.head<3>() << 0.0, 0.0, -kMass * kG;
-    Q.tail<4>() = 8.0 * G_rate.transpose() * inertia_.asDiagonal() * (G_rate * q.tail<4>());
+    Q.tail<4>() = euler_body::rotational_forces(q.tail<4>(), v.tail<4>(), inertia_);
   }
   void constraints(double, CVecRef q, VecRef Phi) const override {
     const Quaternion p = q.tail<4>();
@@ -130,9 +114,8 @@ class LagrangeTop : public ProblemBase {
   }
   bool has_energy() const override { return true; }
   double energy(double, CVecRef q, CVecRef v) const override {
-    const Eigen::Vector3d body_rate = 2.0 * body_rate_map(q.tail<4>()) * v.tail<4>();
     return 0.5 * kMass * v.head<3>().squaredNorm() +
-           0.5 * body_rate.dot(inertia_.asDiagonal() * body_rate) + kMass * kG * q(2);
+           euler_body::rotational_energy(q.tail<4>(), v.tail<4>(), inertia_) + kMass * kG * q(2);
   }
   std::vector<std::string> coordinate_names() const override {
     return {"x", "y", "z", "e0", "e1", "e2", "e3"};
@@ -149,12 +132,6 @@ class LagrangeTop : public ProblemBase {
   }
 
  private:
-  static Eigen::Matrix3d rotation(const Quaternion& p) {
-    const Eigen::Vector3d e = p.tail<3>();
-    return (p(0) * p(0) - e.squaredNorm()) * Eigen::Matrix3d::Identity() + 2.0 * e * e.transpose() +
-           2.0 * p(0) * skew(e);
-  }
-
   symmetric_top::Release release_;
   Eigen::Vector3d inertia_;
 };
