@@ -14,23 +14,27 @@ namespace {
 using AngleState = std::array<double, 4>;
 
 // p_φ, the momentum conjugate to the precession angle (about the vertical).
-double precession_momentum(const Release& r) {
+double precession_momentum(const TopData& d, const Release& r) {
   const double s = std::sin(r.theta0);
-  return tip_transverse() * r.phidot0 * s * s + kAxial * r.spin * std::cos(r.theta0);
+  return tip_transverse(d) * r.phidot0 * s * s + d.axial * r.spin * std::cos(r.theta0);
 }
 
 }  // namespace
 
 Release release_from(const Params& params, const std::string& problem) {
   const Release r{params.number("theta0"), params.number("spin"), params.number("phidot0")};
-  const double p_phi = precession_momentum(r), p_psi = kAxial * r.spin;
+  check_release(kTop, r, problem);
+  return r;
+}
+
+void check_release(const TopData& d, const Release& r, const std::string& problem) {
+  const double p_phi = precession_momentum(d, r), p_psi = d.axial * r.spin;
   const double scale = std::abs(p_phi) + std::abs(p_psi);
   if (std::abs(p_phi - p_psi) <= 1e-9 * scale || std::abs(p_phi + p_psi) <= 1e-9 * scale)
     throw InputError("problem '" + problem +
                      "': with these theta0, spin and phidot0 the top passes through the vertical "
                      "(p_phi = +-p_psi), where the reference's Euler angles are singular; give "
                      "spin > 0 with phidot0 = 0, or another phidot0");
-  return r;
 }
 
 Eigen::Vector3d release_body_rate(const Release& r) {
@@ -56,8 +60,12 @@ ReferenceInfo reference_info() {
 }
 
 Mat reference_outputs(const Release& r, const std::vector<double>& times) {
-  const double a0 = tip_transverse(), p_phi = precession_momentum(r), p_psi = kAxial * r.spin;
-  const double mgl = kMass * kG * kArm;
+  return reference_outputs(kTop, r, times);
+}
+
+Mat reference_outputs(const TopData& d, const Release& r, const std::vector<double>& times) {
+  const double a0 = tip_transverse(d), p_phi = precession_momentum(d, r), p_psi = d.axial * r.spin;
+  const double mgl = d.mass * d.g * d.arm, axial = d.axial, arm = d.arm;
   auto precession_rate = [=](double theta) {
     const double s = std::sin(theta);
     return (p_phi - p_psi * std::cos(theta)) / (a0 * s * s);
@@ -69,7 +77,7 @@ Mat reference_outputs(const Release& r, const std::vector<double>& times) {
              p_psi * phi_rate * std::sin(theta) + mgl * std::sin(theta)) /
             a0;
     ds[2] = phi_rate;
-    ds[3] = p_psi / kAxial - phi_rate * std::cos(theta);
+    ds[3] = p_psi / axial - phi_rate * std::cos(theta);
   };
   std::vector<double> grid = times;
   const bool prepend_zero = grid.empty() || grid.front() != 0.0;
@@ -78,9 +86,8 @@ Mat reference_outputs(const Release& r, const std::vector<double>& times) {
   std::size_t row = 0;
   auto record = [&](const AngleState& s, double) {
     const double theta = s[0], phi = s[2], psi = s[3];
-    out.row(row++) << kArm * std::sin(phi) * std::sin(theta),
-        -kArm * std::cos(phi) * std::sin(theta), kArm * std::cos(theta),
-        std::sin(theta) * std::sin(psi);
+    out.row(row++) << arm * std::sin(phi) * std::sin(theta), -arm * std::cos(phi) * std::sin(theta),
+        arm * std::cos(theta), std::sin(theta) * std::sin(psi);
   };
   AngleState s{r.theta0, 0.0, 0.0, 0.0};
   namespace odeint = boost::numeric::odeint;

@@ -18,12 +18,26 @@ namespace cmb::symmetric_top {
 
 constexpr double kMass = 1.0, kArm = 0.1, kTransverse = 0.002, kAxial = 0.004, kG = 9.81;
 
-// Transverse moment of inertia about the tip, A₀ = A + m l².
-constexpr double tip_transverse() { return kTransverse + kMass * kArm * kArm; }
+// A symmetric body on a fixed point: mass m, centre of mass at `arm` l along the body axis,
+// inertia about the centre of mass A (transverse) and C (axial), gravity g along −z. The
+// reference serves any such body (spatial_chain's single link is one); kTop is the top's.
+struct TopData {
+  double mass, arm, transverse, axial, g;
+};
+constexpr TopData kTop{kMass, kArm, kTransverse, kAxial, kG};
+
+// Transverse moment of inertia about the fixed point, A₀ = A + m l².
+constexpr double tip_transverse(const TopData& d = kTop) {
+  return d.transverse + d.mass * d.arm * d.arm;
+}
 
 struct Release {
   double theta0, spin, phidot0;
 };
+
+// InputError (naming `problem`) where the motion of that release would pass the vertical
+// (p_φ = ±p_ψ), where the reference's Euler angles are singular.
+void check_release(const TopData& d, const Release& r, const std::string& problem);
 
 // The release a problem's parameters give; InputError (naming `problem`) where the motion would
 // pass the vertical (p_φ = ±p_ψ), where the reference's Euler angles are singular.
@@ -42,5 +56,7 @@ std::vector<std::string> output_names();
 // same equations in long double).
 ReferenceInfo reference_info();
 Mat reference_outputs(const Release& r, const std::vector<double>& times);
+// The same for another body (TopData): its cm_x, cm_y, cm_z and body_x_z.
+Mat reference_outputs(const TopData& d, const Release& r, const std::vector<double>& times);
 
 }  // namespace cmb::symmetric_top
