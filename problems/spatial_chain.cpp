@@ -68,11 +68,15 @@ class SpatialChain : public ProblemBase {
       }
     }
   }
-  void mass_matrix(double, CVecRef, MatRef M) const override {
-    M.setZero();
+  void mass_matrix(double t, CVecRef q, MatRef M) const override {
+    DenseMatrixSink sink(M);
+    mass_matrix_entries(t, q, sink);
+  }
+  bool has_sparse_evaluation() const override { return true; }
+  void mass_matrix_entries(double, CVecRef, SparseSink& sink) const override {
     for (int i = 0; i < links_; ++i)
       for (int j = 0; j < 12; ++j)
-        M(12 * i + j, 12 * i + j) = j < 3 ? kMass : column_mass_((j - 3) / 3);
+        sink.add(12 * i + j, 12 * i + j, j < 3 ? kMass : column_mass_((j - 3) / 3));
   }
   void forces(double, CVecRef, CVecRef, VecRef Q) const override {
     Q.setZero();
@@ -90,22 +94,45 @@ class SpatialChain : public ProblemBase {
       }
     }
   }
-  void jacobian(double, CVecRef q, MatRef J) const override {
-    J.setZero();
-    const Eigen::Matrix3d I = Eigen::Matrix3d::Identity();
+  void jacobian(double t, CVecRef q, MatRef J) const override {
+    DenseMatrixSink sink(J);
+    jacobian_entries(t, q, sink);
+  }
+  void jacobian_entries(double, CVecRef q, SparseSink& sink) const override {
+    const double half = 0.5 * kLength;
     for (int i = 0; i < links_; ++i) {
-      J.block<3, 3>(9 * i, 12 * i) = -I;
-      J.block<3, 3>(9 * i, 12 * i + 9) = 0.5 * kLength * I;
-      if (i > 0) {
-        J.block<3, 3>(9 * i, 12 * (i - 1)) = I;
-        J.block<3, 3>(9 * i, 12 * i - 3) = 0.5 * kLength * I;
+      for (int c = 0; c < 3; ++c) {
+        sink.add(9 * i + c, 12 * i + c, -1.0);
+        sink.add(9 * i + c, 12 * i + 9 + c, half);
+        if (i == 0) continue;
+        sink.add(9 * i + c, 12 * (i - 1) + c, 1.0);
+        sink.add(9 * i + c, 12 * i - 3 + c, half);
       }
       for (int k = 0; k < 6; ++k) {
         const int a = kRowPairs[k][0], b = kRowPairs[k][1], row = 9 * i + 3 + k;
-        J.block<1, 3>(row, 12 * i + 3 + 3 * a) += axis(q, i, b).transpose();
-        if (a != b) J.block<1, 3>(row, 12 * i + 3 + 3 * b) += axis(q, i, a).transpose();
+        for (int c = 0; c < 3; ++c) {
+          sink.add(row, 12 * i + 3 + 3 * a + c, axis(q, i, b)(c));
+          if (a != b) sink.add(row, 12 * i + 3 + 3 * b + c, axis(q, i, a)(c));
+        }
       }
     }
+  }
+  // M and Q are constant and the joint rows linear, so K = Σ w_k ∂²Φ_k/∂q² over the
+  // orthonormality rows: I on (e_a, e_a) for (e_aᵀe_a − 1)/2, I on (e_a, e_b) and (e_b, e_a) for
+  // e_aᵀe_b; and C = 0.
+  bool has_residual_tangents() const override { return true; }
+  void residual_tangent_entries(double, CVecRef, CVecRef, CVecRef, CVecRef w, SparseSink& K,
+                                SparseSink&) const override {
+    for (int i = 0; i < links_; ++i)
+      for (int k = 0; k < 6; ++k) {
+        const int a = kRowPairs[k][0], b = kRowPairs[k][1];
+        const double weight = w(9 * i + 3 + k);
+        for (int c = 0; c < 3; ++c) {
+          const int col_a = 12 * i + 3 + 3 * a + c, col_b = 12 * i + 3 + 3 * b + c;
+          K.add(col_a, col_b, weight);
+          if (a != b) K.add(col_b, col_a, weight);
+        }
+      }
   }
   void acceleration_rhs(double, CVecRef, CVecRef v, VecRef gamma) const override {
     gamma.setZero();
