@@ -172,7 +172,7 @@ class Rattle : public Integrator {
     W_ = J_.transpose();
     solve_with_mass(W_);
     require_finite(Q_.allFinite() && W_.allFinite(), "rattle: Q, J or M⁻¹Jᵀ", t);
-    velocity_block_.noalias() = J_.lazyProduct(W_);  // small: no blocked product
+    multiply_jw(velocity_block_);
     velocity_matrix_.compute(velocity_block_);
     if (velocity_matrix_.info() != Eigen::Success || !pivots_regular(velocity_matrix_))
       throw NumericalFailure(RunStatus::singular,
@@ -188,6 +188,17 @@ class Rattle : public Integrator {
     else
       mass_.solveInPlace(x);
   }
+
+  // out = J W: coefficient by coefficient for small m (a blocked product's set-up costs more
+  // than it saves there: crank-rocker, m = 8, 2.5x faster per step with the rest of that change),
+  // blocked from kBlockedProductRows rows on (spatial_chain N = 32, m = 288: lazily 85 ms/step).
+  void multiply_jw(Mat& out) const {
+    if (m_ < kBlockedProductRows)
+      out.noalias() = J_.lazyProduct(W_);
+    else
+      out.noalias() = J_ * W_;
+  }
+  static constexpr int kBlockedProductRows = 32;
 
   bool pivots_regular(const Eigen::LLT<Mat>& llt) const {
     if (m_ == 0) return true;
@@ -237,7 +248,7 @@ class Rattle : public Integrator {
   void form_newton_matrix(double t, CVecRef q, LoopCounters& counters) {
     problem_->jacobian(t, q, J_);
     ++counters.jacobian_evaluations;
-    newton_matrix_.matrix().noalias() = J_.lazyProduct(W_);
+    multiply_jw(newton_matrix_.matrix());
     const double ratio = newton_matrix_.factorize();
     require_regular(ratio, pivot_tol_, t, "rattle: Newton matrix J(q) M⁻¹J(q_n)ᵀ");
     newton_.formed(ratio);
