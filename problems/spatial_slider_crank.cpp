@@ -15,11 +15,11 @@
 // Coordinates (nq = 21): per body (crank 1, rod 2, slider 3) its centroid r [m] and Euler
 // parameters p [1] (problems/euler_body.hpp). Body frames: crank x̄ along the axis, ȳ along the
 // crank (A at (0, −c, 0), B at (0, 0.08 − c, 0), c = crank_centroid); rod x̄ from B to C (B at
-// (−0.15, 0, 0), C at (0.15, 0, 0)), ȳ perpendicular to the global x axis at the start; slider aligned with the ground, C at its
-// centroid. 20 holonomic rows: revolute at A (r₁ + A₁s̄ = A [m]; the crank's x̄ has no y and z
-// component [1]); spherical at B (r₁ + A₁s̄ − r₂ − A₂s̄ = 0 [m]); universal at C (r₂ + A₂s̄ − r₃ =
-// 0 [m]; ȳ₂ᵀ x̄₃ = 0 [1]); translational (y₃ = z₃ = 0 [m], e₁ = e₂ = e₃ = 0 of the slider [1]);
-// and the three normalizations (pᵀp − 1)/2 [1]. One degree of freedom.
+// (−0.15, 0, 0), C at (0.15, 0, 0)), ȳ perpendicular to the global x axis at the start; slider
+// aligned with the ground, C at its centroid. 20 holonomic rows: revolute at A (r₁ + A₁s̄ = A [m];
+// the crank's x̄ has no y and z component [1]); spherical at B (r₁ + A₁s̄ − r₂ − A₂s̄ = 0 [m]);
+// universal at C (r₂ + A₂s̄ − r₃ = 0 [m]; ȳ₂ᵀ x̄₃ = 0 [1]); translational (y₃ = z₃ = 0 [m], e₁ = e₂ =
+// e₃ = 0 of the slider [1]); and the three normalizations (pᵀp − 1)/2 [1]. One degree of freedom.
 // γ: −2 A(ṗ) s̄ for each body-fixed vector in a row (euler_body.hpp), and for the universal row
 // −(2A(ṗ₂)ȳ)ᵀx₃ − 2 ẏ₂ᵀẋ₃ − y₂ᵀ(2A(ṗ₃)x̄); the linear rows have none.
 // Initial state: the crank pointing up (B = (0, 0.1, 0.2)), the slider at x = 0.2 m (the rod's

@@ -68,7 +68,7 @@ class ReducedSliderCrank {
       return std::sqrt(mass(a) / (2.0 * (energy_ - potential(a))));
     };
     return boost::math::quadrature::gauss_kronrod<double, 31>::integrate(inverse_rate, theta0,
-                                                                          theta1, 10, 1e-11);
+                                                                         theta1, 10, 1e-11);
   }
 
  private:
@@ -155,12 +155,12 @@ TEST(SpatialSliderCrankReference, ReachesEachCrankAngleWhenTheEnergyIntegralSays
 
 // The IFToMM benchmark's solution published under the name González: the slider's x [m] at
 // these times [s] (of its 0.01 s table over 5 s), crank released at 6 rad/s.
-constexpr double kPublished[][2] = {
-    {0.1, 0.226785384}, {0.2, 0.263034975}, {0.3, 0.28194126},  {0.4, 0.222848664},
-    {0.5, 0.184952803}, {0.6, 0.205149298}, {0.7, 0.233436939}, {0.8, 0.272248997},
-    {0.9, 0.269894777}, {1.0, 0.211754668}, {1.5, 0.25696554},  {2.0, 0.289063554},
-    {2.5, 0.256509783}, {3.0, 0.228450093}, {3.5, 0.206512886}, {4.0, 0.188208161},
-    {4.5, 0.199295373}, {5.0, 0.240761815}};
+constexpr double kPublished[][2] = {{0.1, 0.226785384}, {0.2, 0.263034975}, {0.3, 0.28194126},
+                                    {0.4, 0.222848664}, {0.5, 0.184952803}, {0.6, 0.205149298},
+                                    {0.7, 0.233436939}, {0.8, 0.272248997}, {0.9, 0.269894777},
+                                    {1.0, 0.211754668}, {1.5, 0.25696554},  {2.0, 0.289063554},
+                                    {2.5, 0.256509783}, {3.0, 0.228450093}, {3.5, 0.206512886},
+                                    {4.0, 0.188208161}, {4.5, 0.199295373}, {5.0, 0.240761815}};
 
 double worst_against_published(double centroid) {
   RunConfig c;
