@@ -148,7 +148,7 @@ INSTANTIATE_TEST_SUITE_P(AllMethodsAllProblems, MethodConformance, ::testing::Va
 // closer than there by at least √r when the parameter grows r-fold — half the decades of an
 // O(1/α) penalty, whose error falls r-fold once α·σ_min(J M⁻¹Jᵀ) ≫ 1 (a sweep starts there).
 // Below the floor only the bounds apply: rounding has taken over. At least one step per problem
-// must fall in the first regime for q̈ and for the force, or the sweep showed nothing.
+// must fall in the first regime for q̈ or for the force, or the sweep showed nothing.
 class ApproximateMethodConformance : public MethodConformance {
  protected:
   // Counts a step as an improvement check when `previous` lies above the floor.
@@ -194,8 +194,10 @@ TEST_P(ApproximateMethodConformance, ImprovesAlongItsParameterUntilRounding) {
     }
   }
   EXPECT_GE(checked, 3);
-  EXPECT_GE(qdd_steps, 1) << "no step of the sweep had q̈'s error above the rounding floor";
-  EXPECT_GE(force_steps, 1) << "no step of the sweep had the force's error above the floor";
+  // Jᵀ(λ − λ*) = −M e: the force's error is q̈'s weighted by M, so either one improving shows the
+  // O(1/α) regime. On an ill-conditioned M (spatial_chain's spans 1 to 1e-4) q̈'s rounding floor,
+  // which grows like 1/μ_min(M), can cover the whole sweep while the force's does not.
+  EXPECT_GE(qdd_steps + force_steps, 1) << "no step of the sweep had an error above its floor";
 }
 
 std::vector<Pair> approximate_pairs() {
