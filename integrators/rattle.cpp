@@ -21,8 +21,11 @@
 // Multipliers: by default (multipliers = kkt) samples report the q̈ and λ of the KKT system at the
 // step's (q, v), second order like q and v; multipliers = scheme reports μ of the step and q̈ from
 // it (measured on simple_pendulum: first order, tests/integrators/test_rattle.cpp).
+// Linear algebra (integrators/base/rattle_matrices.hpp): dense, or sparse from J's entries for a
+// problem that sends them with a diagonal M (spatial_chain N = 32, m = 288: 144x faster per step).
 // Parameters: tol (1e-10, relative to ℓ), max_iterations (20), pivot_tol (1e-13: J W or
-// J M⁻¹Jᵀ counts as singular below that pivot ratio), multipliers (kkt | scheme).
+// J M⁻¹Jᵀ counts as singular below that pivot ratio), multipliers (kkt | scheme), linear_solver
+// (auto | dense | sparse; auto: sparse where allowed from 16 rows).
 // State: x = [q; v; q̈; λ] (3n + m), q̈ and λ the scheme's (what multipliers = scheme reports).
 // Fails when: Newton does not meet tol within max_iterations (newton_failed, naming t); J W or
 // J M⁻¹Jᵀ is singular (a configuration where J loses rank: singular); a value is not finite
@@ -35,9 +38,9 @@
 #include "core/errors.hpp"
 #include "core/integrator.hpp"
 #include "core/registry.hpp"
-#include "integrators/base/dense_lu.hpp"
 #include "integrators/base/index3_terms.hpp"
 #include "integrators/base/newton_control.hpp"
+#include "integrators/base/rattle_matrices.hpp"
 #include "integrators/base/separable_check.hpp"
 
 namespace cmb {
@@ -50,7 +53,8 @@ class Rattle : public Integrator {
         tol_(p.number("tol")),
         max_iterations_(static_cast<int>(p.integer("max_iterations"))),
         pivot_tol_(p.number("pivot_tol")),
-        recover_(p.choice("multipliers") == "kkt") {}
+        recover_(p.choice("multipliers") == "kkt"),
+        linear_solver_(p.choice("linear_solver")) {}
 
   void bind(const Problem& problem) override {
     terms_.bind(problem, "rattle", "dense");
@@ -58,13 +62,7 @@ class Rattle : public Integrator {
     problem_ = &problem;
     n_ = terms_.n();
     m_ = terms_.m();
-    M_.setZero(n_, n_);
-    mass_.compute(Mat::Identity(n_, n_));
-    J_.setZero(m_, n_);
-    W_.setZero(n_, m_);
-    velocity_block_.setZero(m_, m_);
     zero_velocity_.setZero(n_);
-    inverse_mass_diagonal_.setOnes(n_);
     Q_.setZero(n_);
     Phi_.setZero(m_);
     nu_.setZero(m_);
@@ -73,8 +71,7 @@ class Rattle : public Integrator {
     b_.setZero(m_);
     qdd_.setZero(n_);
     lambda_.setZero(m_);
-    newton_matrix_.bind(m_);
-    velocity_matrix_.compute(Mat::Identity(m_, m_));
+    matrices_.bind(problem, linear_solver_, pivot_tol_);
     register_newton_counters(stats());
   }
 
@@ -85,11 +82,7 @@ class Rattle : public Integrator {
     x.segment(n_, n_) = v;
     terms_.set_scale(q);
     start_failure_ = terms_.kkt_start(t, q, v, x.segment(2 * n_, n_), x.tail(m_), unique_);
-    problem_->mass_matrix(t, q, M_);
-    mass_.compute(M_);
-    diagonal_mass_ = M_.isDiagonal(0.0);
-    inverse_mass_diagonal_ = M_.diagonal().cwiseInverse();
-    if (start_failure_.empty() && mass_.info() != Eigen::Success)
+    if (!matrices_.set_mass(t, q) && start_failure_.empty())
       start_failure_ = "the mass matrix is not positive definite at the start";
     fresh_ = true;
   }
@@ -131,7 +124,7 @@ class Rattle : public Integrator {
     if (fresh_) start(t, q, counters);
     // Position half: q* = q + h v + (h²/2) M⁻¹Q, then Newton for Λ.
     step_q_ = Q_;
-    solve_with_mass(step_q_);
+    matrices_.solve_with_mass(step_q_);
     q_star_ = q + h * v + (0.5 * h * h) * step_q_;
     shake(t + h, counters);  // with W = M⁻¹J(q_n)ᵀ from the end of the previous step
     v = (q_star_ - q) / h;   // v̂
@@ -139,19 +132,20 @@ class Rattle : public Integrator {
     // Velocity half at t_{n+1}: v̂ + (h/2) M⁻¹Q_{n+1}, then the multiplier μ of J v = ν.
     end_of_step(t + h, q, counters);
     step_q_ = Q_;
-    solve_with_mass(step_q_);
+    matrices_.solve_with_mass(step_q_);
     v += (0.5 * h) * step_q_;
     problem_->velocity_rhs(t + h, q, nu_);
-    b_.noalias() = J_ * v;
+    matrices_.multiply_j(v, b_);
     b_ -= nu_;
-    velocity_matrix_.solveInPlace(b_);  // (h/2) μ
-    v.noalias() -= W_ * b_;
+    matrices_.solve_velocity(b_);  // (h/2) μ
+    matrices_.subtract_w(b_, v);
     stats().add("linear_solves");
     require_finite(v.allFinite(), "rattle: the velocities", t + h);
     // The scheme's q̈ and λ at t_{n+1}: M q̈ = Q − Jᵀμ.
     x.tail(m_) = (2.0 / h) * b_;
     x.segment(2 * n_, n_) = step_q_;
-    x.segment(2 * n_, n_).noalias() -= W_ * x.tail(m_);
+    auto qdd = x.segment(2 * n_, n_);
+    matrices_.subtract_w(x.tail(m_), qdd);
   }
 
   // The first step's Q_0, J_0 and W_0 (later steps take them from the previous one's end).
@@ -163,54 +157,13 @@ class Rattle : public Integrator {
     end_of_step(t, q, counters);
   }
 
-  // At (t, q): Q, J, W = M⁻¹Jᵀ and the Cholesky factor of J W (the velocity half's matrix).
+  // At (t, q): Q, J, W = M⁻¹Jᵀ and the factorized J W (the velocity half's matrix).
   void end_of_step(double t, CVecRef q, LoopCounters& counters) {
     problem_->forces(t, q, zero_velocity_, Q_);  // Q(t, q): bind refused forces that need v
     ++counters.rhs_calls;
-    problem_->jacobian(t, q, J_);
+    require_finite(Q_.allFinite(), "rattle: Q", t);
     ++counters.jacobian_evaluations;
-    W_ = J_.transpose();
-    solve_with_mass(W_);
-    require_finite(Q_.allFinite() && W_.allFinite(), "rattle: Q, J or M⁻¹Jᵀ", t);
-    multiply_jw(velocity_block_);
-    velocity_matrix_.compute(velocity_block_);
-    if (velocity_matrix_.info() != Eigen::Success || !pivots_regular(velocity_matrix_))
-      throw NumericalFailure(RunStatus::singular,
-                             singular_message("J M⁻¹Jᵀ (the velocity half's matrix)", t));
-  }
-
-  // x ← M⁻¹x (the constant M, factorized at pack; diagonal ones, common in Cartesian and natural
-  // coordinates, by their inverse diagonal).
-  template <typename Derived>
-  void solve_with_mass(Eigen::MatrixBase<Derived>& x) const {
-    if (diagonal_mass_)
-      x = inverse_mass_diagonal_.asDiagonal() * x;
-    else
-      mass_.solveInPlace(x);
-  }
-
-  // out = J W: coefficient by coefficient for small m (a blocked product's set-up costs more
-  // than it saves there: crank-rocker, m = 8, 2.5x faster per step with the rest of that change),
-  // blocked from kBlockedProductRows rows on (spatial_chain N = 32, m = 288: lazily 85 ms/step).
-  void multiply_jw(Mat& out) const {
-    if (m_ < kBlockedProductRows)
-      out.noalias() = J_.lazyProduct(W_);
-    else
-      out.noalias() = J_ * W_;
-  }
-  static constexpr int kBlockedProductRows = 32;
-
-  bool pivots_regular(const Eigen::LLT<Mat>& llt) const {
-    if (m_ == 0) return true;
-    const auto d = llt.matrixLLT().diagonal().cwiseAbs2();
-    return d.minCoeff() > pivot_tol_ * d.maxCoeff();
-  }
-
-  std::string singular_message(const char* what, double t) const {
-    std::ostringstream msg;
-    msg << "rattle: " << what << " is singular at t = " << t << " (pivot ratio below " << pivot_tol_
-        << "): J has lost row rank (redundant rows or a singular configuration)";
-    return msg.str();
+    matrices_.end_of_step(t, q);
   }
 
   // Newton on Φ(t, q* − WΛ) = 0, updating q* in place to q_{n+1}.
@@ -224,12 +177,13 @@ class Rattle : public Integrator {
         form_newton_matrix(t, q_star_, counters);
       }
       b_ = Phi_;
-      newton_matrix_.solve_in_place(b_);
+      matrices_.solve_newton(b_);
       stats().add("linear_solves");
       stats().add("newton_iterations");
-      step_q_.noalias() = W_ * b_;
-      q_star_ -= step_q_;
-      const double size = step_q_.lpNorm<Eigen::Infinity>();
+      step_q_.setZero();
+      matrices_.subtract_w(b_, step_q_);
+      q_star_ += step_q_;                                     // step_q_ = −W ΔΛ
+      const double size = step_q_.lpNorm<Eigen::Infinity>();  // ‖W ΔΛ‖∞
       require_finite(std::isfinite(size), "rattle: the Newton correction", t);
       const NewtonControl::Verdict verdict = newton_.judge(size);
       if (verdict == NewtonControl::Verdict::stalled) stats().add("stagnations");
@@ -243,13 +197,10 @@ class Rattle : public Integrator {
     throw NumericalFailure(RunStatus::newton_failed, msg.str());
   }
 
-  // ∂Φ/∂Λ up to sign: J(q) W at the iterate q, LU-factorized (J_ is J(q_{n+1}) again after
-  // end_of_step).
+  // ∂Φ/∂Λ up to sign: J(q) W at the iterate q, factorized.
   void form_newton_matrix(double t, CVecRef q, LoopCounters& counters) {
-    problem_->jacobian(t, q, J_);
     ++counters.jacobian_evaluations;
-    multiply_jw(newton_matrix_.matrix());
-    const double ratio = newton_matrix_.factorize();
+    const double ratio = matrices_.form_newton(t, q);
     require_regular(ratio, pivot_tol_, t, "rattle: Newton matrix J(q) M⁻¹J(q_n)ᵀ");
     newton_.formed(ratio);
   }
@@ -260,14 +211,13 @@ class Rattle : public Integrator {
   int max_iterations_;
   double pivot_tol_;
   bool recover_;
+  std::string linear_solver_;
   int n_ = 0, m_ = 0;
-  bool unique_ = true, sample_unique_ = true, fresh_ = true, diagonal_mass_ = false;
+  bool unique_ = true, sample_unique_ = true, fresh_ = true;
   std::string start_failure_;
-  Mat M_, J_, W_, velocity_block_;
-  Eigen::LLT<Mat> mass_, velocity_matrix_;
-  DenseLu newton_matrix_;
+  RattleMatrices matrices_;
   NewtonControl newton_;
-  Vec Q_, Phi_, nu_, q_star_, step_q_, b_, qdd_, lambda_, zero_velocity_, inverse_mass_diagonal_;
+  Vec Q_, Phi_, nu_, q_star_, step_q_, b_, qdd_, lambda_, zero_velocity_;
 };
 
 }  // namespace
@@ -294,6 +244,10 @@ CMB_DEFINE_INTEGRATOR(rattle) {
       cmb::integer_param("max_iterations", 20, 1, 1000, "Newton iterations allowed per step"),
       pivot,
       cmb::multipliers_param(),
+      cmb::choice_param("linear_solver", {"auto", "dense", "sparse"},
+                        "dense: M⁻¹Jᵀ and J M⁻¹Jᵀ as dense matrices; sparse: from J's entries, "
+                        "factorized by KLU (needs the problem's sparse entries and a diagonal M); "
+                        "auto: sparse where the problem allows it, from 16 rows"),
   };
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::Rattle>(p); };
   return entry;
