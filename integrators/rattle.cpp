@@ -57,7 +57,10 @@ class Rattle : public Integrator {
         linear_solver_(p.choice("linear_solver")) {}
 
   void bind(const Problem& problem) override {
-    terms_.bind(problem, "rattle", "dense");
+    // The starting state's and the samples' KKT solves take the path the step's matrices take,
+    // so the sparse path has no dense n × n solve and no dense size limit.
+    matrices_.bind(problem, linear_solver_, pivot_tol_);
+    terms_.bind(problem, "rattle", matrices_.sparse() ? "sparse" : "dense", false);
     refuse_unless_separable(problem, "rattle");
     problem_ = &problem;
     n_ = terms_.n();
@@ -71,7 +74,6 @@ class Rattle : public Integrator {
     b_.setZero(m_);
     qdd_.setZero(n_);
     lambda_.setZero(m_);
-    matrices_.bind(problem, linear_solver_, pivot_tol_);
     register_newton_counters(stats());
   }
 

@@ -57,8 +57,10 @@ class Index3Terms {
  public:
   // Refuses nonholonomic and unilateral rows (the index-3 formulations enforce Φ(t, q) = 0
   // only) and more than kMaxDenseCoordinates coordinates (the iteration matrices are dense).
+  // needs_tangents: whether the sparse path's caller forms iteration matrices from the residual
+  // tangents (RATTLE uses only the KKT solves and does not).
   void bind(const Problem& problem, const std::string& integrator,
-            const std::string& linear_solver = "dense") {
+            const std::string& linear_solver = "dense", bool needs_tangents = true) {
     const Sizes s = problem.sizes();
     if (s.mn > 0)
       throw NumericalFailure(RunStatus::unsupported,
@@ -74,6 +76,7 @@ class Index3Terms {
     m_ = s.mh;
     sparse_ = problem.has_sparse_evaluation();
     analytic_ = problem.has_residual_tangents();
+    needs_tangents_ = needs_tangents;
     sparse_path_ = choose_sparse_path(integrator, linear_solver, sparse_path_missing(), n_ + m_);
     if (!sparse_path_) refuse_beyond_dense_size(integrator, s.nq);
     const int dense = sparse_path_ ? 0 : n_;
@@ -298,7 +301,8 @@ class Index3Terms {
   std::string sparse_path_missing() const {
     const char* needs = "the problem's sparse entries of M and J and its residual tangents";
     if (!sparse_) return std::string(needs) + " (it has no sparse evaluation)";
-    if (!analytic_) return std::string(needs) + " (it has no residual tangents)";
+    if (needs_tangents_ && !analytic_)
+      return std::string(needs) + " (it has no residual tangents)";
     return "";
   }
 
@@ -317,7 +321,7 @@ class Index3Terms {
 
   const Problem* problem_ = nullptr;
   int n_ = 0, m_ = 0;
-  bool sparse_ = false, analytic_ = false, sparse_path_ = false;
+  bool sparse_ = false, analytic_ = false, needs_tangents_ = true, sparse_path_ = false;
   double scale_ = 1.0;
   Mat M_, J_, Jt_, Mw_, Jw_, K_, C_;
   Vec Q_, Q0_, a_, w_, jtw_, qp_, vp_, rp_, gamma_;

@@ -24,6 +24,8 @@ class RattleMatrices {
   // M at (t, q), factorized once for the run (a diagonal one inverted); false when M is not
   // positive definite. On the sparse path also records J's pattern.
   bool set_mass(double t, CVecRef q);
+  // Whether bind chose the sparse path.
+  bool sparse() const { return sparse_; }
   // At (t, q) (= q_{n+1}): J and W, and J M⁻¹Jᵀ factorized. Throws singular or diverged.
   void end_of_step(double t, CVecRef q);
   // SHAKE's J(q_k) W at the iterate q_k, factorized; returns its pivot ratio.

@@ -4,6 +4,7 @@
 // splitting cannot integrate.
 #include <cmath>
 
+#include "core/method.hpp"
 #include "fixed_step_support.hpp"
 
 namespace cmb::test {
@@ -156,6 +157,26 @@ TEST(Rattle, TheSparsePathIsRefusedWhereTheProblemLacksEntries) {
   EXPECT_NE(refused["message"].get<std::string>().find("sparse entries"), std::string::npos)
       << refused["message"];
   EXPECT_EQ(run("simple_pendulum", 1e-3, 0.01, {{"linear_solver", "auto"}})["status"], "ok");
+}
+
+// The dense path refuses more than kMaxDenseCoordinates coordinates (its n × n solves); the
+// sparse path has none, its start and samples included: spatial_chain with N = 90 (n = 1080).
+TEST(Rattle, TheSparsePathHasNoDenseSizeLimit) {
+  static_assert(12 * 90 > kMaxDenseCoordinates, "the chain must exceed the dense limit");
+  const char* const solvers[2] = {"dense", "sparse"};
+  for (const char* solver : solvers) {
+    RunConfig c;
+    c.problem = "spatial_chain";
+    c.problem_params = {{"N", 90}};
+    c.integrator = kId;
+    c.method_params = {{"linear_solver", solver}};
+    c.dt = 1e-3;
+    c.t_end = 3e-3;
+    c.compute_reference = false;
+    const auto record = to_json(run_in_process(c).record);
+    EXPECT_EQ(record["status"], std::string(solver) == "dense" ? "unsupported" : "ok")
+        << solver << ": " << record["message"];
+  }
 }
 
 }  // namespace
