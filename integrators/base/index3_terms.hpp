@@ -301,8 +301,7 @@ class Index3Terms {
   std::string sparse_path_missing() const {
     const char* needs = "the problem's sparse entries of M and J and its residual tangents";
     if (!sparse_) return std::string(needs) + " (it has no sparse evaluation)";
-    if (needs_tangents_ && !analytic_)
-      return std::string(needs) + " (it has no residual tangents)";
+    if (needs_tangents_ && !analytic_) return std::string(needs) + " (it has no residual tangents)";
     return "";
   }
 
