@@ -22,7 +22,7 @@
 // step's (q, v), second order like q and v; multipliers = scheme reports μ of the step and q̈ from
 // it (measured on simple_pendulum: first order, tests/integrators/test_rattle.cpp).
 // Linear algebra (integrators/base/rattle_matrices.hpp): dense, or sparse from J's entries for a
-// problem that sends them with a diagonal M (spatial_chain N = 32, m = 288: 144x faster per step).
+// problem that sends them with a diagonal M (cost linear in the bodies: docs/integrators.md).
 // Parameters: tol (1e-10, relative to ℓ), max_iterations (20), pivot_tol (1e-13: J W or
 // J M⁻¹Jᵀ counts as singular below that pivot ratio), multipliers (kkt | scheme), linear_solver
 // (auto | dense | sparse; auto: sparse where allowed from 16 rows).
