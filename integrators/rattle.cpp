@@ -84,8 +84,9 @@ class Rattle : public Integrator {
     x.segment(n_, n_) = v;
     terms_.set_scale(q);
     start_failure_ = terms_.kkt_start(t, q, v, x.segment(2 * n_, n_), x.tail(m_), unique_);
-    if (!matrices_.set_mass(t, q) && start_failure_.empty())
-      start_failure_ = "the mass matrix is not positive definite at the start";
+    const std::string mass_failure = matrices_.set_mass(t, q);
+    if (!mass_failure.empty() && start_failure_.empty())
+      start_failure_ = mass_failure + " at the start";
     fresh_ = true;
   }
 

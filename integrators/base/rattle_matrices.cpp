@@ -8,9 +8,10 @@
 namespace cmb {
 namespace {
 
-// auto's sparse path from this many rows on: below, both cost the same within measurement
-// (spatial_chain N = 1, m = 9); from spatial_chain N = 2 (m = 18) the sparse one is 2.6x faster
-// (docs/integrators.md, rattle's sparse path). Crank-rocker (m = 8) and the tops stay dense.
+// auto's sparse path from this many rows on. The sparse path is faster even on spatial_chain
+// N = 1 (m = 9: docs/integrators.md, rattle's sparse path); the threshold keeps the small
+// mechanisms of the committed sets (pendulum, crank-rocker, tops: m <= 8) on the dense path, whose
+// results they hold to the last bit.
 constexpr int kSparseFromRows = 16;
 
 // J W coefficient by coefficient below this many rows (a blocked product's set-up costs more than
@@ -53,8 +54,8 @@ void RattleMatrices::bind(const Problem& problem, const std::string& linear_solv
   sparse_ = choose_sparse_path("rattle", linear_solver, sparse_path_missing(problem), m_,
                                kSparseFromRows);
   const int dense_n = sparse_ ? 0 : n_, dense_m = sparse_ ? 0 : m_;
-  M_.setZero(n_, n_);
-  mass_.compute(Mat::Identity(n_, n_));
+  M_.setZero(dense_n, dense_n);
+  mass_.compute(Mat::Identity(dense_n, dense_n));
   inverse_mass_diagonal_.setOnes(n_);
   J_.setZero(dense_m, dense_n);
   W_.setZero(dense_n, dense_m);
@@ -66,17 +67,38 @@ void RattleMatrices::bind(const Problem& problem, const std::string& linear_solv
   jt_x_.setZero(n_);
 }
 
-bool RattleMatrices::set_mass(double t, CVecRef q) {
+std::string RattleMatrices::set_mass(double t, CVecRef q) {
+  if (sparse_) return set_diagonal_mass(t, q);
   problem_->mass_matrix(t, q, M_);
   mass_.compute(M_);
   diagonal_mass_ = M_.isDiagonal(0.0);
   inverse_mass_diagonal_ = M_.diagonal().cwiseInverse();
-  if (sparse_) {
-    J_n_.record(*problem_, t, q);
-    J_k_.record(*problem_, t, q);
-    plan_.build(J_n_);
-  }
-  return mass_.info() == Eigen::Success;
+  return mass_.info() == Eigen::Success ? "" : "the mass matrix is not positive definite";
+}
+
+// Sparse path: M's diagonal from its entries (never an n × n matrix), and J's pattern.
+std::string RattleMatrices::set_diagonal_mass(double t, CVecRef q) {
+  struct Diagonal : SparseSink {
+    Vec d;
+    bool off_diagonal = false;
+    void put(int row, int col, double value) override {
+      if (row == col)
+        d(row) += value;
+      else
+        off_diagonal |= value != 0.0;
+    }
+  } mass;
+  mass.d.setZero(n_);
+  problem_->mass_matrix_entries(t, q, mass);
+  if (mass.off_diagonal) return "the mass matrix is not diagonal (the sparse path needs one)";
+  if (!(mass.d.array() > 0.0).all() || !mass.d.allFinite())
+    return "the mass matrix is not positive definite";
+  diagonal_mass_ = true;
+  inverse_mass_diagonal_ = mass.d.cwiseInverse();
+  J_n_.record(*problem_, t, q);
+  J_k_.record(*problem_, t, q);
+  plan_.build(J_n_);
+  return "";
 }
 
 void RattleMatrices::end_of_step(double t, CVecRef q) {

@@ -21,9 +21,9 @@ class RattleMatrices {
   // Sizes and the path (linear_solver: auto | dense | sparse); sparse without what it needs is
   // refused (unsupported).
   void bind(const Problem& problem, const std::string& linear_solver, double pivot_tol);
-  // M at (t, q), factorized once for the run (a diagonal one inverted); false when M is not
-  // positive definite. On the sparse path also records J's pattern.
-  bool set_mass(double t, CVecRef q);
+  // M at (t, q), factorized once for the run (a diagonal one inverted); returns "" or why M
+  // cannot be used (not positive definite). On the sparse path also records J's pattern.
+  std::string set_mass(double t, CVecRef q);
   // Whether bind chose the sparse path.
   bool sparse() const { return sparse_; }
   // At (t, q) (= q_{n+1}): J and W, and J M⁻¹Jᵀ factorized. Throws singular or diverged.
@@ -69,6 +69,7 @@ class RattleMatrices {
   }
 
  private:
+  std::string set_diagonal_mass(double t, CVecRef q);
   void multiply_jw(Mat& out) const;
   std::string singular_message(const char* what, double t) const;
 
