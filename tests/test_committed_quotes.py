@@ -143,3 +143,36 @@ def test_spatial_scaling_slopes_are_the_committed_fits():
     assert set(quoted) == set(SCALING_METHODS)
     for method, slope in quoted.items():
         assert_rounds_to(slope, float(fitted[method]), fitted[method], method)
+
+
+def test_spatial_scaling_accuracy_at_the_largest_chain_is_the_committed_runs():
+    section, result_dir = spatial_scaling()
+    text = " ".join(section.split())
+    runs = {run["key"].split("/")[1]: run
+            for run in json.loads(read(os.path.join(result_dir, "results.json")))["runs"]
+            if "[N=128]" in run["key"]}
+
+    def metric(method, *path):
+        value = runs[method]
+        for key in ("metrics",) + path:
+            value = value[key]
+        return value
+
+    def quoted(pattern):
+        found = re.search(pattern.replace(" ", r"\s+") % {"n": "(%s)" % NUMBER}, text)
+        assert found, f"the section no longer says {pattern!r}"
+        return found.groups()
+
+    rk4 = ["index1", "projection", "baumgarte"]
+    (worst,) = quoted(r"at N = 128 rk4's runs are within %(n)s m")
+    assert_rounds_to(worst, max(metric(m, "error", "max_abs") for m in rk4), what="rk4 error")
+    (agreement,) = quoted(r"runs agree to %(n)s m")
+    assert_rounds_to(agreement, runs["index1"]["reference"]["accuracy"], what="reference")
+    (drift,) = quoted(r"index1 keeps \|Φ\| below %(n)s m")
+    assert_rounds_to(drift, metric("index1", "drift", "position", "max"), what="index1 |Φ|")
+    errors = quoted(r"are %(n)s and %(n)s m off and keep \|Φ\| at %(n)s m")
+    for method, value in zip(["rattle", "generalized_alpha"], errors):
+        assert_rounds_to(value, metric(method, "error", "max_abs"), what=method)
+        assert_rounds_to(errors[2], metric(method, "drift", "position", "max"), what=method)
+    (energy,) = quoted(r"rattle's energy error stays at %(n)s")
+    assert_rounds_to(energy, metric("rattle", "energy", "max_rel"), what="rattle energy")
