@@ -34,16 +34,35 @@ double finite_number(const json& value, const std::string& path) {
   return value.get<double>();
 }
 
-std::vector<double> read_grid(const json& grid, const std::vector<double>& expected) {
-  if (!grid.is_array() || grid.size() != expected.size())
-    violation("/grid", "must be an array of " + std::to_string(expected.size()) + " times");
+std::vector<double> read_grid(const json& grid, double t_end) {
+  if (!grid.is_array() || grid.size() < 17 || grid.size() > kMaxReferenceIntervals + 1 ||
+      grid.size() % 2 == 0)
+    violation("/grid", "must be an array of an even number of intervals (from 16 to " +
+                           std::to_string(kMaxReferenceIntervals) + ") plus one times");
+  const double intervals = static_cast<double>(grid.size() - 1);
   std::vector<double> times;
   for (std::size_t k = 0; k < grid.size(); ++k) {
     times.push_back(finite_number(grid[k], "/grid/" + std::to_string(k)));
-    if (times.back() != expected[k])
+    if (times.back() != t_end * static_cast<double>(k) / intervals)
       violation("/grid/" + std::to_string(k), "is not the grid time of the run's horizon");
   }
   return times;
+}
+
+double nonnegative_number(const json& value, const std::string& path) {
+  const double number = finite_number(value, path);
+  if (number < 0) violation(path, "must not be negative");
+  return number;
+}
+
+std::vector<double> read_interval_errors(const json& errors, std::size_t intervals) {
+  if (!errors.is_array() || errors.size() != intervals)
+    violation("/interval_errors", "must be an array of " + std::to_string(intervals) +
+                                      " numbers (one per grid interval)");
+  std::vector<double> out;
+  for (std::size_t k = 0; k < intervals; ++k)
+    out.push_back(nonnegative_number(errors[k], "/interval_errors/" + std::to_string(k)));
+  return out;
 }
 
 Mat read_outputs(const json& rows, std::size_t n_rows, std::size_t n_columns) {
@@ -67,10 +86,11 @@ CachedReference read_entry(const json& doc, const ReferenceCacheExpectation& exp
   if (member(doc, "key") != expected.key)
     violation("/key", "is another reference's (problem, parameters, horizon, recipe or format)");
   CachedReference entry;
-  entry.grid = read_grid(member(doc, "grid"), expected.grid);
-  entry.outputs = read_outputs(member(doc, "outputs"), expected.grid.size(), expected.outputs);
-  entry.agreement = finite_number(member(doc, "agreement"), "/agreement");
-  if (entry.agreement < 0) violation("/agreement", "must not be negative");
+  entry.grid = read_grid(member(doc, "grid"), expected.t_end);
+  entry.outputs = read_outputs(member(doc, "outputs"), entry.grid.size(), expected.outputs);
+  entry.interval_errors =
+      read_interval_errors(member(doc, "interval_errors"), entry.grid.size() - 1);
+  entry.agreement = nonnegative_number(member(doc, "agreement"), "/agreement");
   entry.provenance = member(doc, "provenance");
   if (!entry.provenance.is_object()) violation("/provenance", "must be an object");
   return entry;
@@ -120,6 +140,7 @@ void write_reference_cache(const std::string& path, const json& key,
                     {"grid", reference.grid},
                     {"outputs", std::move(rows)},
                     {"agreement", reference.agreement},
+                    {"interval_errors", reference.interval_errors},
                     {"provenance", reference.provenance}};
   write_file_atomically(path, doc.dump(1) + "\n");
 }

@@ -15,24 +15,29 @@
 namespace cmb {
 
 struct CachedReference {
-  std::vector<double> grid;  // the sample times, t_end·k/intervals
-  Mat outputs;               // one row per grid time, one column per scored output
-  double agreement = 0.0;    // max |A − B| over the grid: the estimated accuracy
+  std::vector<double> grid;             // the sample times, t_end·k/intervals
+  Mat outputs;                          // one row per grid time, one column per scored output
+  double agreement = 0.0;               // max |A − B| over the grid: the estimated accuracy
+  std::vector<double> interval_errors;  // per interval: bound on the error of values read in it
   nlohmann::json provenance;
 };
 
 // What the reader requires of a cache entry: its key (problem, parameters, horizon, recipe,
-// grid, format) and the table's shape that the key implies.
+// format), the horizon its grid spans and the number of outputs its table holds. The grid's size
+// is the entry's own (an even number of intervals up to kMaxReferenceIntervals), its times
+// exactly t_end·k/intervals.
 struct ReferenceCacheExpectation {
   nlohmann::json key;
-  std::vector<double> grid;
+  double t_end = 0.0;
   std::size_t outputs = 0;
 };
+constexpr long kMaxReferenceIntervals = 102400;
 
 // The entry in `text` when it is exactly the expected one: an object with "key" equal to the
-// expected key, "grid" equal to the expected grid, "outputs" a grid-long array of rows of
-// `outputs` finite numbers, "agreement" a finite number >= 0 and "provenance" an object.
-// Otherwise nullopt, with the first violation (and its JSON path) in `why`.
+// expected key, "grid" the uniform grid of the expected horizon, "outputs" a grid-long array of
+// rows of `outputs` finite numbers, "interval_errors" one finite number >= 0 per interval,
+// "agreement" a finite number >= 0 and "provenance" an object. Otherwise nullopt, with the first
+// violation (and its JSON path) in `why`.
 std::optional<CachedReference> parse_reference_cache(const std::string& text,
                                                      const ReferenceCacheExpectation& expected,
                                                      std::string& why);

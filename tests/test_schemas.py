@@ -357,9 +357,10 @@ def reference_cache():
     provenance = next(run["reference"]["provenance"] for run in RUNS
                       if "cache_file" in run["reference"])
     return {"key": {"problem": "flyball_governor", "params": {"t_end": 10.0}, "t_end": 10.0,
-                    "recipe": provenance["runs"], "grid_intervals": 100, "format": 2},
-            "grid": [0.1 * k for k in range(101)],
-            "outputs": [[0.1 * k, 1.0] for k in range(101)],
+                    "recipe": provenance["runs"], "format": 3},
+            "grid": [10.0 * k / 200 for k in range(201)],
+            "outputs": [[0.1 * k, 1.0] for k in range(201)],
+            "interval_errors": [1e-14] * 200,
             "agreement": provenance["agreement"], "provenance": provenance}
 
 
@@ -371,11 +372,16 @@ def test_reference_cache_layout():
     assert violation(short_row, "reference").path == "outputs/7"
     assert violation(dict(doc, grid=doc["grid"][:-1]), "reference").path == "grid"
     assert violation(dict(doc, outputs=doc["outputs"][:-1]), "reference").path == "outputs"
+    short_bounds = dict(doc, interval_errors=doc["interval_errors"][:-1])
+    assert violation(short_bounds, "reference").path == "interval_errors"
+    negative_bound = copy.deepcopy(doc)
+    negative_bound["interval_errors"][5] = -1e-12
+    assert violation(negative_bound, "reference").path == "interval_errors/5"
     null_value = copy.deepcopy(doc)
     null_value["outputs"][3][1] = None  # NaN written by nlohmann: the reader cannot read it back
     assert violation(null_value, "reference").path == "outputs/3/1"
     old_format = copy.deepcopy(doc)
-    old_format["key"]["format"] = 1
+    old_format["key"]["format"] = 2
     assert violation(old_format, "reference").path == "key/format"
 
 

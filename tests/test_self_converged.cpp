@@ -33,11 +33,16 @@ TEST(SelfConverged, AgreesWithAnIndependentReferenceAndIsCached) {
   EXPECT_TRUE(again.from_cache);
   EXPECT_EQ((again.outputs - ref.outputs).cwiseAbs().maxCoeff(), 0.0);
 
-  // Off-grid times have no reference value; grid times do.
-  const Mat sampled = sample_reference(ref, {0.02, 0.021, 2.0});
-  EXPECT_TRUE(std::isfinite(sampled(0, 0)));
-  EXPECT_TRUE(std::isnan(sampled(1, 0)));
-  EXPECT_EQ(sampled(2, 0), ref.outputs(ref.outputs.rows() - 1, 0));
+  // Grid times get their grid values; times between them the interpolant's, as accurate as the
+  // grid plus the interpolation error it states.
+  const SampledReference at_grid = sample_reference(ref, {0.02, 2.0});
+  EXPECT_FALSE(at_grid.interpolated);
+  EXPECT_EQ(at_grid.values(1, 0), ref.outputs(ref.outputs.rows() - 1, 0));
+  const std::vector<double> between = {0.0213, 0.77777, 1.9991};
+  const SampledReference read = sample_reference(ref, between);
+  EXPECT_TRUE(read.interpolated);
+  EXPECT_LT((read.values - problem->reference_outputs(between)).cwiseAbs().maxCoeff(),
+            1e-9 + read.interpolation_error);
   std::filesystem::remove_all(cache);
 }
 
@@ -50,8 +55,8 @@ TEST(SelfConverged, EveryGridTimeIsLandedOnEvenInsideTheLastStep) {
   std::filesystem::remove_all(cache);
   auto problem = make_problem("bricard", {});
   const SelfConvergedReference ref = self_converged_reference(*problem, 0.2, nullptr, cache);
-  ASSERT_EQ(ref.grid.size(), 101u);
-  EXPECT_EQ(ref.outputs.rows(), 101);
+  ASSERT_EQ((ref.grid.size() - 1) % 200, 0u);  // the 100 sampling intervals cut in 2, 8, …
+  EXPECT_EQ(ref.outputs.rows(), static_cast<Eigen::Index>(ref.grid.size()));
   // Both tolerance-1e-12 runs over 0.2 s: agreement near 1e-12, far below any step error.
   EXPECT_LT(ref.agreement, 1e-9);
   std::filesystem::remove_all(cache);
@@ -98,7 +103,7 @@ TEST(SelfConverged, AReferenceThatCannotBeComputedEndsTheRunReferenceFailed) {
   std::filesystem::remove_all(cache);
 }
 
-// A valid entry of 11 grid times and 2 outputs, as write_reference_cache writes it.
+// A valid entry of 17 grid times and 2 outputs, as write_reference_cache writes it.
 struct ValidEntry {
   ReferenceCacheExpectation expected;
   CachedReference entry;
@@ -107,10 +112,12 @@ struct ValidEntry {
 
 ValidEntry valid_entry(const std::string& dir) {
   ValidEntry v;
-  v.expected.key = {{"problem", "p"}, {"params", {{"a", 1}}}, {"t_end", 1.0}, {"format", 2}};
-  for (int k = 0; k <= 10; ++k) v.expected.grid.push_back(1.0 * k / 10);
+  v.expected.key = {{"problem", "p"}, {"params", {{"a", 1}}}, {"t_end", 1.0}, {"format", 3}};
+  v.expected.t_end = 1.0;
   v.expected.outputs = 2;
-  v.entry = {v.expected.grid, Mat::Random(11, 2), 1e-12, {{"note", "test"}}};
+  std::vector<double> grid;
+  for (int k = 0; k <= 16; ++k) grid.push_back(1.0 * k / 16);
+  v.entry = {grid, Mat::Random(17, 2), 1e-12, std::vector<double>(16, 3e-13), {{"note", "test"}}};
   const std::string file = dir + "/valid.json";
   write_reference_cache(file, v.expected.key, v.entry);
   std::ifstream in(file);
@@ -144,11 +151,23 @@ std::vector<nlohmann::json> damaged_variants(const nlohmann::json& valid) {
   }
   for (const auto& wrong : wrong_values) {
     add([&](nlohmann::json& d) { d["agreement"] = wrong; });
+    add([&](nlohmann::json& d) { d["interval_errors"] = wrong; });
+    add([&](nlohmann::json& d) { d["interval_errors"][3] = wrong; });
     if (!wrong.is_object()) add([&](nlohmann::json& d) { d["provenance"] = wrong; });
   }
   for (const auto& [member, value] : valid["key"].items())
     add([member = member](nlohmann::json& d) { d["key"][member] = "another"; });
-  for (const char* member : {"key", "grid", "outputs", "agreement", "provenance"})
+  // A grid of another size is another table: the rows must follow it, and an odd number of
+  // intervals has no even subgrid to estimate the interpolation error from.
+  add([](nlohmann::json& d) {
+    d["grid"].erase(16);
+    d["outputs"].erase(16);
+    d["interval_errors"].erase(15);
+  });
+  add([](nlohmann::json& d) { d["interval_errors"].erase(15); });
+
+  for (const char* member :
+       {"key", "grid", "outputs", "agreement", "interval_errors", "provenance"})
     add([member](nlohmann::json& d) { d.erase(member); });
   return variants;
 }

@@ -82,19 +82,6 @@ RunRecord record_header(const PreparedRun& run) {
   return record;
 }
 
-Mat sample_reference(const GridReference& reference, const std::vector<double>& times) {
-  Mat out = Mat::Constant(times.size(), reference.outputs.cols(), std::nan(""));
-  const double t_end = reference.grid.back();
-  for (std::size_t i = 0; i < times.size(); ++i) {
-    const double position = times[i] / t_end * (reference.grid.size() - 1);
-    const long k = std::lround(position);
-    if (k >= 0 && k < static_cast<long>(reference.grid.size()) &&
-        std::abs(times[i] - reference.grid[k]) <= 1e-9 * t_end)
-      out.row(i) = reference.outputs.row(k);
-  }
-  return out;
-}
-
 namespace {
 
 // The record's metrics; errors only against a reference, and only for a run that reached the
@@ -102,9 +89,16 @@ namespace {
 RunMetrics run_metrics(const PreparedRun& run, RunResult& result, RunStatus status,
                        const BranchMonitor& branch) {
   const Problem& problem = *run.problem;
-  if (status == RunStatus::ok && run.config.compute_reference)
-    result.reference = run.grid_reference ? sample_reference(*run.grid_reference, result.series.t)
-                                          : reference_at_samples(problem, result.series);
+  if (status == RunStatus::ok && run.config.compute_reference) {
+    if (run.grid_reference) {
+      const SampledReference sampled = sample_reference(*run.grid_reference, result.series.t);
+      result.reference = sampled.values;
+      // Values read between grid times carry the interpolation's error beside the grid's own.
+      if (result.record.reference) result.record.reference->accuracy += sampled.interpolation_error;
+    } else {
+      result.reference = reference_at_samples(problem, result.series);
+    }
+  }
   return {error_metrics(problem, result.series, result.reference),
           drift_of(result.series.position_residual),
           drift_of(result.series.velocity_residual),

@@ -13,6 +13,7 @@
 #include "core/integrator.hpp"
 #include "core/method.hpp"
 #include "core/problem.hpp"
+#include "harness/run/grid_reference.hpp"
 #include "harness/run/initial_state.hpp"
 #include "harness/run/metrics.hpp"
 #include "records/run_record.hpp"
@@ -74,17 +75,6 @@ struct RunConfig {
 
 // The stepper block of a run: the ODE stepper's, or the integrator's own (catalog/stepping.hpp).
 const StepperSpec& stepper_of(const RunConfig& config);
-
-// A reference given as output values on a grid of times (the self-converged reference of
-// harness/run/self_converged.hpp), resolved before a run starts.
-struct GridReference {
-  std::vector<double> grid;  // t = 0 … t_end
-  Mat outputs;               // one row per grid time
-};
-
-// Reference values at the given times: grid values where a time matches a grid time (to
-// 1e-9·t_end), NaN elsewhere.
-Mat sample_reference(const GridReference& reference, const std::vector<double>& times);
 
 struct PreparedRun {
   RunConfig config;

@@ -1,7 +1,9 @@
 // Self-converged references: for problems without an analytic or published reference (or when
 // a run asks for one), the harness integrates the problem with two independent configurations
-// (different methods and steppers, tight tolerance) on a fixed grid, takes the first as the
-// reference and the largest difference between the two as its estimated accuracy. Results are
+// (different methods and steppers, tight tolerance) landing on a uniform grid, takes the first as
+// the reference and the largest difference between the two as its estimated accuracy; the grid
+// is refined until values read between grid times (harness/run/grid_reference.hpp) are within
+// that accuracy too. Results are
 // cached under results/references/ with their provenance and reused. This layer sits above one
 // run (harness/run/run.hpp): it runs runs, and resolves a run's reference before the run starts.
 #pragma once

@@ -152,6 +152,13 @@ def _reference_extras(doc):
     for i, row in enumerate(doc["outputs"]):
         if len(row) != width:
             yield ["outputs", i], f"has {len(row)} values where outputs/0 has {width}"
+    times = len(doc["grid"])
+    if times % 2 == 0:
+        yield ["grid"], f"has {times} times: an even number of intervals needs an odd count"
+    if len(doc["outputs"]) != times:
+        yield ["outputs"], f"has {len(doc['outputs'])} rows for {times} grid times"
+    if len(doc["interval_errors"]) != times - 1:
+        yield ["interval_errors"], f"has {len(doc['interval_errors'])} bounds for {times - 1} intervals"
 
 
 _EXTRAS = {"results": _results_extras, "reference": _reference_extras}
