@@ -30,19 +30,21 @@ const char* to_string(RunStatus status) {
       return "crashed";
     case RunStatus::out_of_memory:
       return "out_of_memory";
+    case RunStatus::stalled:
+      return "stalled";
   }
   return "unknown";
 }
 
 std::optional<RunStatus> run_status_from(const std::string& text) {
-  for (int i = 0; i <= static_cast<int>(RunStatus::out_of_memory); ++i)
+  for (int i = 0; i <= static_cast<int>(RunStatus::stalled); ++i)
     if (text == to_string(static_cast<RunStatus>(i))) return static_cast<RunStatus>(i);
   return std::nullopt;
 }
 
 std::string run_status_names() {
   std::string names;
-  for (int i = 0; i <= static_cast<int>(RunStatus::out_of_memory); ++i)
+  for (int i = 0; i <= static_cast<int>(RunStatus::stalled); ++i)
     names += (i ? ", " : "") + std::string(to_string(static_cast<RunStatus>(i)));
   return names;
 }

@@ -30,6 +30,7 @@ enum class RunStatus {
   reference_failed,  ///< the self-converged reference could not be computed: the run did not start
   crashed,           ///< the worker process died (signal) or hit an internal error
   out_of_memory,     ///< an allocation failed (std::bad_alloc): --resume tries the run again
+  stalled,  ///< its steps collapsed: at their pace t_end is out of reach (core/loop_guard.hpp)
 };
 
 /// The status's name as records and messages spell it ("ok", "branch_switch", ...).

@@ -55,6 +55,8 @@ struct LoopCounters {
       0;  ///< restarts of the stepper after a method changed the state (Method::post_step)
   long jacobian_evaluations = 0;  ///< rosenbrock4's, and the DAE integrators' iteration matrices
   long method_rejections = 0;  ///< steps the method rejected (StepRejected), part of steps_rejected
+  /// Steps rejected because a Newton iteration did not converge (IDA's), part of steps_rejected.
+  long newton_failures = 0;
 };
 
 /// How a time-integration loop ended.

@@ -57,8 +57,9 @@
 // (1e-7); at 1e-6 it reaches 20 s with a max error of 0.095 m (IFToMM's threshold: 1e-3 m).
 // Fails when: J loses rank on the way (singular configurations) → `singular` (the iteration
 // matrix cannot be factorized) or `newton_failed` (IDA_CONV_FAIL); the error test fails
-// repeatedly or at the smallest step → `step_limit`; the residual is not finite → `diverged`;
-// the KKT matrix of the start is singular → `singular`.
+// repeatedly or at the smallest step → `step_limit`; the steps collapse (core/loop_guard.hpp)
+// → `newton_failed` when Newton failures drive the collapse, else `stalled`; the residual is not
+// finite → `diverged`; the KKT matrix of the start is singular → `singular`.
 #include <algorithm>
 #include <memory>
 #include <sstream>
@@ -163,6 +164,7 @@ class Ida : public Integrator {
     const IdaWork w = session_->work();
     counters.steps_accepted = w.steps;
     counters.steps_rejected = w.error_test_failures + w.convergence_failures;
+    counters.newton_failures = w.convergence_failures;
     counters.jacobian_evaluations = w.jacobians;
     counters.rhs_calls = system_.residual_evaluations() - residuals_before;
   }
@@ -215,6 +217,7 @@ LoopOutcome Ida::integrate(const StepperSettings& settings, Vec& x,
   }
   if (observer) observer(0.0, x);
   const double t_end = sample_times.back();
+  guard.watch_pace(t_end);
   const long residuals_before = system_.residual_evaluations();
   const long partials_before = system_.partial_evaluations();
   x_work_ = x;

@@ -120,6 +120,7 @@ LoopOutcome adaptive_loop(Stepper& stepper, System system, StateT& s, LoopOutcom
                           const std::vector<double>& sample_times, const SampleObserver& observer,
                           const LoopLimits& limits) {
   LoopGuard guard(limits, out);
+  guard.watch_pace(sample_times.back());
   double t = 0.0;
   try {
     if (observer) observer(0.0, as_vec(s));
