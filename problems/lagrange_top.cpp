@@ -16,19 +16,19 @@
 // γ: the spherical rows are quadratic in p, r − f(p), so γ = 2 f(ṗ); the normalization −ṗᵀṗ.
 // Initial state: the release of symmetric_top.hpp (Euler angles φ = ψ = 0, θ = theta0, body
 // angular velocity (0, phidot0 sin θ0, spin)).
-// Reference (reduced ODE, shared with lagrange_top_natural): the same top in Euler angles
-// (φ, θ, ψ), its two momenta p_φ and p_ψ = C ω_z̄ constant, θ̈ from Lagrange's equation with
-// A₀ = A + m l², A₀ θ̈ = A₀ φ̇² sin θ cos θ − p_ψ φ̇ sin θ + m g l sin θ,
-// φ̇ = (p_φ − p_ψ cos θ)/(A₀ sin²θ), ψ̇ = p_ψ/C − φ̇ cos θ, integrated by Bulirsch–Stoer at
-// tolerance 1e-13. Checked without it (tests/test_top_reference.cpp): cos θ swings between two
-// roots of a cubic set by the energy and the momenta, with a period given by a complete elliptic
-// integral. Claimed accuracy 2e-10: over 10 s the spin's phase error reaches ~1e-10 in body_x_z
-// (the same equations in long double at tolerance 1e-18 are the yardstick there).
+// Reference (reduced ODE, shared with lagrange_top_natural): the same top as its body axis e and
+// its angular momentum L about the tip, A₀ = A + m l²: L' = m g l ẑ × e, e' = ω⊥ × e with
+// ω⊥ = (L − (L·e) e)/A₀, and a unit vector n ⊥ e carried by ω⊥ (n' = ω⊥ × n); the spin
+// ω_z̄ = spin is constant, so the body's x axis is n turned by spin·t about e. Nine smooth
+// equations with no chart, so no release is singular (the Euler-angle form it replaced lost
+// accuracy near the vertical, 1.3e-9 at a release that falls to θ = 177.8°); Bulirsch–Stoer at
+// tolerance 1e-13. Checked without it (tests/test_top_reference.cpp): cos θ = e_z swings between
+// two roots of a cubic set by the energy and the momenta, with a period given by a complete
+// elliptic integral; and over generated releases anywhere in (0, π) every output is within the
+// claimed 2e-10 of Euler's equations with a quaternion in long double.
 // Outputs: the centre of mass x, y, z [m] and the z component of the body axis x̄ [1] (sin θ sin ψ,
 // which shows the spin). Energy is conserved, and so are p_φ and p_ψ. Horizon 10 s.
-// Fails when: nothing in the model (a spatial joint and a norm row of full rank). The reference's
-// chart is singular at sin θ = 0, which the motion never reaches while p_φ ≠ ±p_ψ: refused
-// otherwise (theta0 in (0, π) with phidot0 = 0 always qualifies).
+// Fails when: nothing in the model (a spatial joint and a norm row of full rank).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -68,12 +68,13 @@ Matrix34 axis_jacobian(const Quaternion& p) {
 class LagrangeTop : public ProblemBase {
  public:
   explicit LagrangeTop(const Params& params)
-      : ProblemBase({"lagrange_top",
-                     "Heavy symmetric top on a fixed tip, in Euler parameters",
-                     "heavy symmetric top ([Goldstein2002] §5.7) in Euler parameters "
-                     "([Haug1989] ch. 11); reference: the same top in Euler angles",
-                     {"spatial", "euler_parameters"}},
-                    params, Sizes{7, 4, 0}),
+      : ProblemBase(
+            {"lagrange_top",
+             "Heavy symmetric top on a fixed tip, in Euler parameters",
+             "heavy symmetric top ([Goldstein2002] §5.7) in Euler parameters "
+             "([Haug1989] ch. 11); reference: the same top as its axis and angular momentum",
+             {"spatial", "euler_parameters"}},
+            params, Sizes{7, 4, 0}),
         release_(symmetric_top::release_from(params, "lagrange_top")),
         inertia_(kTransverse, kTransverse, kAxial) {}
 
@@ -147,7 +148,7 @@ CMB_DEFINE_PROBLEM(lagrange_top) {
   entry.units.holonomic = {"m", "1"};
   entry.summary =
       "heavy symmetric top in Euler parameters (spherical joint + unit-norm row); "
-      "Euler-angle ODE as reference";
+      "axis-momentum ODE as reference";
   entry.params = cmb::symmetric_top::params();
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::LagrangeTop>(p); };
   return entry;

@@ -16,11 +16,11 @@
 // γ = −J̇ v: −|u̇|², −|v̇|², −|ẇ|², −2 u̇ᵀv̇, −2 u̇ᵀẇ, −2 v̇ᵀẇ.
 // Initial state: the release of symmetric_top.hpp, R = R_x(theta0) and Ṙ = R ω̄^ with
 // ω̄ = (0, phidot0 sin θ0, spin).
-// Reference: lagrange_top's (the top in Euler angles, reduced ODE, claimed 2e-10).
+// Reference: lagrange_top's (the top as its axis and angular momentum, reduced ODE, claimed
+// 2e-10).
 // Outputs: the centre of mass x, y, z [m] (l·w) and u_z [1], the z component of the body axis x̄,
 // as lagrange_top's. Energy is conserved. Horizon 10 s.
-// Fails when: nothing in the model (six independent rows wherever R is orthonormal); the
-// reference refuses releases that pass the vertical, as lagrange_top's.
+// Fails when: nothing in the model (six independent rows wherever R is orthonormal).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -45,7 +45,8 @@ class LagrangeTopNatural : public ProblemBase {
       : ProblemBase({"lagrange_top_natural",
                      "Heavy symmetric top on a fixed tip, in natural coordinates",
                      "heavy symmetric top ([Goldstein2002] §5.7) in its rotation matrix's "
-                     "columns ([HairerLubichWanner2006] VII.5); reference: the top in Euler angles",
+                     "columns ([HairerLubichWanner2006] VII.5); reference: the top as its axis and "
+                     "angular momentum",
                      {"spatial", "natural_coordinates"}},
                     params, Sizes{9, 6, 0}),
         release_(symmetric_top::release_from(params, "lagrange_top_natural")) {
@@ -136,7 +137,7 @@ CMB_DEFINE_PROBLEM(lagrange_top_natural) {
   entry.units.holonomic = {"1"};
   entry.summary =
       "heavy symmetric top in its rotation matrix's columns (six orthonormality rows, constant "
-      "M); Euler-angle ODE as reference";
+      "M); axis-momentum ODE as reference";
   entry.params = cmb::symmetric_top::params();
   entry.make = [](const cmb::Params& p) { return std::make_unique<cmb::LagrangeTopNatural>(p); };
   return entry;

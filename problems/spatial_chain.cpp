@@ -18,7 +18,7 @@
 // Reference: self-converged (the harness's two independent tight runs, both on the sparse KKT
 // path: augmented_lagrangian + fehlberg78 and baumgarte + bulirsch_stoer). Checked independently
 // (tests/test_spatial_references.cpp): with N = 1 the link is a heavy symmetric body on a fixed
-// point, and its tip follows the Euler-angle reduced ODE of problems/symmetric_top (θ₀ = π −
+// point, and its tip follows the reduced ODE of problems/symmetric_top (θ₀ = π −
 // tilt0, φ̇₀ = omega0, spin omega0 cos θ₀).
 // Outputs: the last link's free end x, y, z [m]. Energy is conserved. Horizon 2 s.
 // Fails when: nothing in the model (every joint row and orthonormality row is independent).

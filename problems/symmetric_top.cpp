@@ -1,40 +1,28 @@
-// The symmetric top's release and Euler-angle reference (problems/symmetric_top.hpp).
+// The symmetric top's release and its reference (problems/symmetric_top.hpp).
 #include "problems/symmetric_top.hpp"
 
 #include <array>
 #include <boost/numeric/odeint.hpp>
 #include <cmath>
 
-#include "core/errors.hpp"
-
 namespace cmb::symmetric_top {
 namespace {
 
-// The Euler-angle state of the reference: θ, θ̇, φ, ψ.
-using AngleState = std::array<double, 4>;
+using Vec3 = Eigen::Vector3d;
 
-// p_φ, the momentum conjugate to the precession angle (about the vertical).
-double precession_momentum(const TopData& d, const Release& r) {
-  const double s = std::sin(r.theta0);
-  return tip_transverse(d) * r.phidot0 * s * s + d.axial * r.spin * std::cos(r.theta0);
+// The reference's state: the body axis e, the angular momentum L about the tip, and n, a unit
+// vector normal to e carried along by the axis' own rotation ω⊥ (ṅ = ω⊥ × n): every entry is
+// smooth wherever the top goes, the vertical included.
+using DirectorState = std::array<double, 9>;
+Vec3 part(const DirectorState& s, int i) { return {s[3 * i], s[3 * i + 1], s[3 * i + 2]}; }
+void set_part(DirectorState& s, int i, const Vec3& v) {
+  for (int k = 0; k < 3; ++k) s[3 * i + k] = v(k);
 }
 
 }  // namespace
 
-Release release_from(const Params& params, const std::string& problem) {
-  const Release r{params.number("theta0"), params.number("spin"), params.number("phidot0")};
-  check_release(kTop, r, problem);
-  return r;
-}
-
-void check_release(const TopData& d, const Release& r, const std::string& problem) {
-  const double p_phi = precession_momentum(d, r), p_psi = d.axial * r.spin;
-  const double scale = std::abs(p_phi) + std::abs(p_psi);
-  if (std::abs(p_phi - p_psi) <= 1e-9 * scale || std::abs(p_phi + p_psi) <= 1e-9 * scale)
-    throw InputError("problem '" + problem +
-                     "': with these theta0, spin and phidot0 the top passes through the vertical "
-                     "(p_phi = +-p_psi), where the reference's Euler angles are singular; give "
-                     "spin > 0 with phidot0 = 0, or another phidot0");
+Release release_from(const Params& params, const std::string&) {
+  return {params.number("theta0"), params.number("spin"), params.number("phidot0")};
 }
 
 Eigen::Vector3d release_body_rate(const Release& r) {
@@ -44,7 +32,7 @@ Eigen::Vector3d release_body_rate(const Release& r) {
 std::vector<ParamSpec> params() {
   ParamSpec theta0 = positive_number(
       "theta0", 0.5, "initial tilt of the body axis from the upward vertical [rad]");
-  theta0.max = 3.0;
+  theta0.max = 3.141592653589793;
   return {t_end_param(10.0), theta0,
           nonnegative_number("spin", 50.0, "spin rate about the body axis [rad/s]"),
           nonnegative_number("phidot0", 0.0, "initial precession rate [rad/s]")};
@@ -54,8 +42,9 @@ std::vector<std::string> output_names() { return {"cm_x", "cm_y", "cm_z", "body_
 
 ReferenceInfo reference_info() {
   return {ReferenceKind::reduced_ode,
-          "the same top in Euler angles (z-x-z) with its two momenta constant, Lagrange's "
-          "equation for the nutation, Bulirsch-Stoer at tolerance 1e-13",
+          "the same top as its axis e and angular momentum L about the tip (L' = m g l z x e, "
+          "e' = (L x e)/A0), the body frame carried along e and turned by the constant spin, "
+          "Bulirsch-Stoer at tolerance 1e-13",
           2e-10};
 }
 
@@ -64,35 +53,39 @@ Mat reference_outputs(const Release& r, const std::vector<double>& times) {
 }
 
 Mat reference_outputs(const TopData& d, const Release& r, const std::vector<double>& times) {
-  const double a0 = tip_transverse(d), p_phi = precession_momentum(d, r), p_psi = d.axial * r.spin;
-  const double mgl = d.mass * d.g * d.arm, axial = d.axial, arm = d.arm;
-  auto precession_rate = [=](double theta) {
-    const double s = std::sin(theta);
-    return (p_phi - p_psi * std::cos(theta)) / (a0 * s * s);
+  // A symmetric body's spin ω₃ about its axis is constant (gravity has no moment about it), so
+  // ω = ω⊥ + ω₃ e with ω⊥ = (L − (L·e) e)/A₀; the body's x axis is n turned by ω₃ t about e.
+  const double a0 = tip_transverse(d), mgl = d.mass * d.g * d.arm, spin = r.spin;
+  const Vec3 up(0.0, 0.0, 1.0);
+  auto rhs = [=](const DirectorState& s, DirectorState& ds, double) {
+    const Vec3 e = part(s, 0), L = part(s, 1), n = part(s, 2);
+    const Vec3 axis_rate = (L - L.dot(e) * e) / a0;
+    set_part(ds, 0, axis_rate.cross(e));
+    set_part(ds, 1, mgl * up.cross(e));
+    set_part(ds, 2, axis_rate.cross(n));
   };
-  auto euler_angles = [=](const AngleState& s, AngleState& ds, double) {
-    const double theta = s[0], phi_rate = precession_rate(theta);
-    ds[0] = s[1];
-    ds[1] = (a0 * phi_rate * phi_rate * std::sin(theta) * std::cos(theta) -
-             p_psi * phi_rate * std::sin(theta) + mgl * std::sin(theta)) /
-            a0;
-    ds[2] = phi_rate;
-    ds[3] = p_psi / axial - phi_rate * std::cos(theta);
-  };
+  // The release: Euler angles z-x-z φ = ψ = 0, θ = θ0, so the body axes are x̄ = (1, 0, 0),
+  // ȳ = (0, cos θ0, sin θ0), z̄ = e = (0, −sin θ0, cos θ0).
+  const double c0 = std::cos(r.theta0), s0 = std::sin(r.theta0);
+  const Vec3 e0(0.0, -s0, c0), y0(0.0, c0, s0), x0(1.0, 0.0, 0.0);
+  const Vec3 w = release_body_rate(r);
+  DirectorState s{};
+  set_part(s, 0, e0);
+  set_part(s, 1, a0 * w(1) * y0 + d.axial * w(2) * e0);
+  set_part(s, 2, x0);
   std::vector<double> grid = times;
   const bool prepend_zero = grid.empty() || grid.front() != 0.0;
   if (prepend_zero) grid.insert(grid.begin(), 0.0);
   Mat out(grid.size(), 4);
   std::size_t row = 0;
-  auto record = [&](const AngleState& s, double) {
-    const double theta = s[0], phi = s[2], psi = s[3];
-    out.row(row++) << arm * std::sin(phi) * std::sin(theta), -arm * std::cos(phi) * std::sin(theta),
-        arm * std::cos(theta), std::sin(theta) * std::sin(psi);
+  auto record = [&](const DirectorState& x, double t) {
+    const Vec3 e = part(x, 0), n = part(x, 2);
+    const Vec3 body_x = std::cos(spin * t) * n + std::sin(spin * t) * e.cross(n);
+    out.row(row++) << d.arm * e(0), d.arm * e(1), d.arm * e(2), body_x(2);
   };
-  AngleState s{r.theta0, 0.0, 0.0, 0.0};
   namespace odeint = boost::numeric::odeint;
-  odeint::bulirsch_stoer<AngleState> stepper(1e-13, 1e-13);
-  odeint::integrate_times(stepper, euler_angles, s, grid.begin(), grid.end(), 1e-4, record);
+  odeint::bulirsch_stoer<DirectorState> stepper(1e-13, 1e-13);
+  odeint::integrate_times(stepper, rhs, s, grid.begin(), grid.end(), 1e-4, record);
   return prepend_zero ? Mat(out.bottomRows(times.size())) : out;
 }
 

@@ -1,6 +1,6 @@
 // The heavy symmetric top on a fixed tip, shared by its models in different coordinates
 // (lagrange_top in Euler parameters, lagrange_top_natural in the rotation matrix's columns): its
-// data, its release and the Euler-angle reference both compare against. The data are cmbench's
+// data, its release and the reference both compare against. The data are cmbench's
 // choice ([Goldstein2002] §5.7 for the system): m = 1 kg, centre of mass at l = 0.1 m from the tip
 // along the body axis z̄, inertia about the centre of mass A = 0.002 (transverse) and C = 0.004
 // kg·m² (about z̄), gravity g = 9.81 m/s² along −z.
@@ -35,12 +35,8 @@ struct Release {
   double theta0, spin, phidot0;
 };
 
-// InputError (naming `problem`) where the motion of that release would pass the vertical
-// (p_φ = ±p_ψ), where the reference's Euler angles are singular.
-void check_release(const TopData& d, const Release& r, const std::string& problem);
-
-// The release a problem's parameters give; InputError (naming `problem`) where the motion would
-// pass the vertical (p_φ = ±p_ψ), where the reference's Euler angles are singular.
+// The release a problem's parameters give (any the parameters accept: the reference has no
+// singular configuration).
 Release release_from(const Params& params, const std::string& problem);
 
 // Body angular velocity at the release, ω̄ = (0, phidot0 sin θ0, spin).
@@ -50,10 +46,11 @@ Eigen::Vector3d release_body_rate(const Release& r);
 std::vector<ParamSpec> params();
 std::vector<std::string> output_names();
 
-// The reduced-ODE reference: the top in Euler angles with p_φ and p_ψ constant, Lagrange's
-// equation for θ, Bulirsch–Stoer at tolerance 1e-13; outputs cm_x, cm_y, cm_z, body_x_z at
-// `times` (tests/test_top_reference.cpp checks it against the nutation cubic and against the
-// same equations in long double).
+// The reduced-ODE reference: the top as its axis e and its angular momentum L about the tip
+// (six smooth equations with no chart, so no singular release), the body frame carried along the
+// axis and turned by the constant spin in closed form, Bulirsch–Stoer at tolerance 1e-13;
+// outputs cm_x, cm_y, cm_z, body_x_z at `times` (tests/test_top_reference.cpp checks it against
+// the nutation cubic and against Euler's equations with a quaternion in long double).
 ReferenceInfo reference_info();
 Mat reference_outputs(const Release& r, const std::vector<double>& times);
 // The same for another body (TopData): its cm_x, cm_y, cm_z and body_x_z.

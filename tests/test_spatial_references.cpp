@@ -1,5 +1,5 @@
 // The spatial problems' self-converged references, checked without them: spatial_chain with one
-// link is a heavy symmetric body on a fixed point, which problems/symmetric_top's Euler-angle
+// link is a heavy symmetric body on a fixed point, which problems/symmetric_top's
 // reduced ODE integrates independently of the natural coordinates; spatial_slider_crank has one
 // degree of freedom, so its motion follows from the energy integral in the crank angle by
 // quadrature, and the IFToMM benchmark publishes a solution of it.
