@@ -1,12 +1,15 @@
 // Every registered problem: consistent initial state, J, ν (= −Φ_t), γ and declared residual
 // tangents against central differences, M symmetric positive definite, sparse entries equal to
-// the dense matrices, sizes coherent. New problems are picked up from the registry.
+// the dense matrices, sizes coherent, and its reference against its own initial state and, where
+// the reference is its own (analytic or a reduced ODE), against an integration of the problem
+// (reference_checks.hpp). New problems are picked up from the registry.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "catalog/catalog.hpp"
 #include "core/assembly.hpp"
+#include "reference_checks.hpp"
 #include "steppers/steppers.hpp"
 #include "test_support.hpp"
 
@@ -281,6 +284,25 @@ TEST_P(ProblemConformance, ResidualTangentsMatchFiniteDifferences) {
     EXPECT_EQ(k_patterns[i], k_patterns[0]) << "K's entry sequence changed with the state";
     EXPECT_EQ(c_patterns[i], c_patterns[0]) << "C's entry sequence changed with the state";
   }
+}
+
+// A reference that starts elsewhere than the problem scores every run against a wrong curve:
+// a closed form with a slip (an elliptic function losing digits), an initial condition typed
+// twice and differently.
+TEST_P(ProblemConformance, ReferenceStartsAtTheInitialState) {
+  const ReferenceKind kind = problem->reference_info().kind;
+  if (kind == ReferenceKind::none || kind == ReferenceKind::self_converged)
+    GTEST_SKIP() << "no reference of its own (a self-converged one starts at the initial state)";
+  EXPECT_EQ(reference_start_mismatch(*problem), "");
+}
+
+TEST_P(ProblemConformance, OwnReferenceFollowsTheProblemOverAShortHorizon) {
+  const ReferenceKind kind = problem->reference_info().kind;
+  if (kind != ReferenceKind::analytic && kind != ReferenceKind::reduced_ode)
+    GTEST_SKIP() << "the reference is not a closed form or a reduced ODE";
+  const std::string id = GetParam();
+  EXPECT_EQ(
+      reference_integration_mismatch([&] { return make_problem(id, conformance_params(id)); }), "");
 }
 
 TEST_P(ProblemConformance, EnergyIsFiniteWhenDeclared) {
