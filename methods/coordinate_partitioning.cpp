@@ -12,16 +12,20 @@
 // Reactions ([Notes-NullSpace-uk], "regenerating the constraint forces"): once q̈ is known the
 // dependent rows of M q̈ = Q − Jᵀλ give Φ_zᵀ λ = (Q − M q̈)_z.
 // Partition: chosen automatically by a fully pivoted LU of J (largest pivots → dependent), or
-// fixed by the user (`independent`: comma-separated coordinate indices). When Φ_z becomes
-// ill-conditioned at an accepted step — 1/(‖Φ_z⁻¹‖‖J‖) below repartition_tol — the automatic
-// choice is repeated and the stepper reset.
+// fixed by the user (`independent`: comma-separated coordinate indices). By default the pivoted
+// LU chooses again at every accepted step, and when its choice differs the partition changes and
+// the stepper is reset; with repartition_tol < 1 it chooses again only once the partition's
+// quality 1/(‖Φ_z⁻¹‖‖J‖) has fallen below repartition_tol. A partition kept while it degrades
+// makes the independent coordinates a poor chart (their motion's derivatives grow), which costs
+// a fixed-step stepper decades of accuracy (docs/methods.md measures it).
 // Root guard: Newton starts from the previous call's root, and its later corrections must stay
 // below half its first one (the linear prediction); otherwise the step that asked for that
 // state is rejected and retried smaller (StepRejected), since Newton was on its way to another
 // root — another assembly mode. Without it, fehlberg78 at 1e-8 on andrews_squeezer ended `ok`
 // on a flipped loop (error 193 rad with |Φ| ≤ 9e-13).
 // Parameters: independent ("auto"), newton_tol (1e-12: max |Φ_i|), max_iterations (20),
-// repartition_tol (0.1; lower values keep a partition longer and make Newton work harder).
+// repartition_tol (1: choose at every step; lower values keep a partition longer, with fewer
+// stepper resets but a worse-conditioned chart).
 // State: x = [q_i; q̇_i] (2k entries).
 // Fails when: J is rank-deficient (redundant rows: unsupported), the problem has nonholonomic
 // rows (unsupported), Newton does not converge or the root guard trips even for tiny steps
@@ -282,7 +286,9 @@ CMB_DEFINE_METHOD(coordinate_partitioning) {
       "auto (pivoted LU of J) or comma-separated independent coordinate indices";
   independent.canonical_text = cmb::canonical_index_list;
   cmb::ParamSpec repartition = cmb::positive_number(
-      "repartition_tol", 0.1, "re-partition when 1/(|Phi_z^-1| |J|) falls below this at a step");
+      "repartition_tol", 1.0,
+      "choose the partition again when 1/(|Phi_z^-1| |J|) is below this at a step (1: at every "
+      "step)");
   repartition.max = 1.0;
   entry.params = {
       independent,

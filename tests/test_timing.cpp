@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "campaign_support.hpp"
+#include "catalog/catalog.hpp"
 #include "cli_runner.hpp"
 #include "test_support.hpp"
 
@@ -104,6 +105,71 @@ TEST(Timing, RepetitionsAreSplitOverTheCoresAndTheMaskIsRestored) {
   ASSERT_TRUE(capped.contains("cores"));
   for (const json& block : capped["cores"])
     EXPECT_EQ(block["repetitions"].get<int>(), kMaxRepeat / std::min(cores, 8));
+}
+
+// Each repetition starts from a formulation bound anew and must repeat the instrumented run. The
+// reported case: coordinate_partitioning keeps its partition from one run to the next, so with
+// repartition_tol = 1 (the pivoted LU's choice at every step) a repetition started in the
+// partition the last run ended in, tripped its root guard at the first step and ended there: the
+// record gave 3.5 µs per run for a run of 14 ms.
+TEST(Timing, ARepetitionStartsAsTheRunDidAndRepeatsItsWork) {
+  RunConfig c;
+  c.problem = "simple_pendulum";
+  c.method = "coordinate_partitioning";
+  c.method_params = {{"repartition_tol", 1.0}};
+  c.stepper = "rk4";
+  c.dt = 0.00125;
+  c.repeat = 2;
+  c.timing_min_s = 0.0;
+  PreparedRun run = prepare_run(c);
+  const json record = cmb::to_json(run_with_reference(run).record);
+  ASSERT_EQ(record["status"], "ok") << record["message"];
+  EXPECT_GE(record["timing"]["repetitions"].get<int>(), 2);
+  EXPECT_FALSE(record["timing"].contains("note")) << record["timing"]["note"];
+}
+
+// A formulation that does not repeat its run — here its rate grows with every run it starts, so
+// the adaptive stepper takes other steps — is left untimed, and the note says how it differed.
+class GrowingDecay : public Method {
+ public:
+  GrowingDecay() : Method(Params(nlohmann::json::object(), {})) {}
+  void bind(const Problem& problem) override { n_ = problem.sizes().nq; }
+  int state_size() const override { return 2 * n_; }
+  void pack(double, CVecRef q, CVecRef v, VecRef x) override {
+    x << q, v;
+    rate_ *= 2.0;  // kept across runs: bind does not reset it
+  }
+  void unpack(double, CVecRef x, VecRef q, VecRef v) override {
+    q = x.head(n_);
+    v = x.tail(n_);
+  }
+  void rhs(CVecRef x, VecRef dxdt, double) override { dxdt = -rate_ * x; }
+  const Vec& accelerations() const override { return none_; }
+  const Vec& multipliers() const override { return none_; }
+
+ private:
+  int n_ = 0;
+  double rate_ = 1.0;
+  Vec none_;
+};
+
+TEST(Timing, AFormulationThatDoesNotRepeatItsRunIsLeftUntimed) {
+  PreparedRun run;
+  run.config.repeat = 2;
+  run.config.compute_reference = false;
+  run.problem = make_problem("simple_pendulum", json::object());
+  run.method = std::make_unique<GrowingDecay>();
+  run.stepper = &find_stepper("dopri5");
+  run.settings.abs_tol = run.settings.rel_tol = 1e-8;
+  run.t_end = 1.0;
+  run.sample_times = {0.5, 1.0};
+  run.key = "simple_pendulum/growing_decay/dopri5";
+  const RunRecord record = execute_run(run).record;
+  ASSERT_EQ(record.status, RunStatus::ok) << record.message;
+  ASSERT_TRUE(record.timing && record.timing->note);
+  EXPECT_EQ(record.timing->note->rfind("not timed: a repetition ended ok after ", 0), 0u)
+      << *record.timing->note;
+  EXPECT_TRUE(std::isnan(record.timing->min_s));
 }
 
 // The timing pass (after the parallel one, one run at a time): every ok record ends timed on

@@ -174,8 +174,12 @@ namespace {
   try {
     RunRecord record = load_record(record_file.string());
     PreparedRun prepared = prepare_run(run.config);
+    const RepeatedWork expected =
+        record.work ? RepeatedWork{record.work->rhs_calls, record.work->steps_accepted,
+                                   record.work->steps_rejected}
+                    : RepeatedWork{};
     TimingRecord timing =
-        time_prepared_run(prepared, record.timing ? record.timing->instrumented_s : 0.0);
+        time_prepared_run(prepared, record.timing ? record.timing->instrumented_s : 0.0, expected);
     timing.one_at_a_time = true;
     record.timing = timing;
     write_run_record(record_file.string(), record);

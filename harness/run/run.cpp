@@ -136,7 +136,10 @@ void integrate_and_record(PreparedRun& run, const Vec& q0, const Vec& v0, RunRes
   rec.metrics = run_metrics(run, result, outcome.status, branch);
   rec.work = run_work(outcome.counters, method);
   rec.timing = outcome.status == RunStatus::ok
-                   ? timed_repetitions(run, q0, v0, instrumented_seconds, start)
+                   ? timed_repetitions(run, q0, v0, instrumented_seconds,
+                                       {outcome.counters.rhs_calls, outcome.counters.steps_accepted,
+                                        outcome.counters.steps_rejected},
+                                       start)
                    : untimed(instrumented_seconds);
 }
 

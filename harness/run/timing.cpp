@@ -136,8 +136,27 @@ TimingRecord untimed(double instrumented_seconds) {
   return timing;
 }
 
+namespace {
+
+// "" when a repetition's outcome is the instrumented run's, else how it differs.
+std::string repetition_difference(const LoopOutcome& outcome, const RepeatedWork& expected) {
+  const LoopCounters& c = outcome.counters;
+  if (outcome.status == RunStatus::ok && c.rhs_calls == expected.rhs_calls &&
+      c.steps_accepted == expected.steps_accepted && c.steps_rejected == expected.steps_rejected)
+    return "";
+  std::ostringstream note;
+  note << "not timed: a repetition ended " << to_string(outcome.status) << " after " << c.rhs_calls
+       << " RHS calls and " << c.steps_accepted << " + " << c.steps_rejected
+       << " steps, the instrumented run ok after " << expected.rhs_calls << " and "
+       << expected.steps_accepted << " + " << expected.steps_rejected
+       << ": the formulation did not repeat its run";
+  return note.str();
+}
+
+}  // namespace
+
 TimingRecord timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
-                               double instrumented_seconds,
+                               double instrumented_seconds, const RepeatedWork& expected,
                                std::chrono::steady_clock::time_point start) {
   TimingRecord timing = untimed(instrumented_seconds);
   if (run.config.repeat == 0) return timing;
@@ -163,12 +182,19 @@ TimingRecord timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
     double block_total = 0.0;
     while (another(goal, wall.size() - first, block_total, wall.size(), total, longest,
                    run.config.timing_max_s, limit_left())) {
+      method.bind(*run.problem);
       method.pack(0.0, q0, v0, x);
       const double cpu0 = thread_cpu_seconds();
       const auto t0 = std::chrono::steady_clock::now();
-      integrate_run(run, x, nullptr, run.config.limits);
+      const LoopOutcome outcome = integrate_run(run, x, nullptr, run.config.limits);
       wall.push_back(seconds_since(t0));
       cpu.push_back(thread_cpu_seconds() - cpu0);
+      const std::string difference = repetition_difference(outcome, expected);
+      if (!difference.empty()) {
+        method.stats().set_enabled(true);
+        timing.note = difference;
+        return timing;
+      }
       total += wall.back();
       block_total += wall.back();
       longest = std::max(longest, wall.back());
@@ -196,7 +222,8 @@ TimingRecord timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
   return timing;
 }
 
-TimingRecord time_prepared_run(PreparedRun& run, double instrumented_seconds) {
+TimingRecord time_prepared_run(PreparedRun& run, double instrumented_seconds,
+                               const RepeatedWork& expected) {
   const auto start = std::chrono::steady_clock::now();
   const Sizes sizes = run.problem->sizes();
   Vec q0(sizes.nq), v0(sizes.nq);
@@ -208,7 +235,7 @@ TimingRecord time_prepared_run(PreparedRun& run, double instrumented_seconds) {
     timing.note = std::string("not timed: the run did not start again: ") + e.what();
     return timing;
   }
-  return timed_repetitions(run, q0, v0, instrumented_seconds, start);
+  return timed_repetitions(run, q0, v0, instrumented_seconds, expected, start);
 }
 
 }  // namespace cmb

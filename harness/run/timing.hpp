@@ -19,15 +19,24 @@ namespace cmb {
 // The timing block of a run that is not repeated: the instrumented run only.
 TimingRecord untimed(double instrumented_seconds);
 
-// The timing block of an ok run from its initial state (q0, v0), the method bound; the
-// repetitions share the run's wall-time limit, counted from `start`.
+// What a repetition must do again: the instrumented run ended ok after this much work.
+struct RepeatedWork {
+  long rhs_calls = 0, steps_accepted = 0, steps_rejected = 0;
+};
+
+// The timing block of an ok run from its initial state (q0, v0); the repetitions share the run's
+// wall-time limit, counted from `start`. Each repetition starts from a formulation bound anew (a
+// method may keep state from one run to the next: a partition, a warm start) and must end ok
+// after exactly the instrumented run's work, since it is the time of that run that is recorded;
+// one that does not leaves the run untimed, with a note saying how it differed.
 TimingRecord timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
-                               double instrumented_seconds,
+                               double instrumented_seconds, const RepeatedWork& expected,
                                std::chrono::steady_clock::time_point start);
 
-// The timing block of a prepared run computed on its own (a campaign's timing pass): its
-// initial state, the method bound, then timed_repetitions. Numerical trouble (the run does not
-// start as it did) gives an untimed block with a note.
-TimingRecord time_prepared_run(PreparedRun& run, double instrumented_seconds);
+// The timing block of a prepared run computed on its own (a campaign's timing pass), whose
+// instrumented run did `expected`: its initial state, then timed_repetitions. Numerical trouble
+// (the run does not start as it did) gives an untimed block with a note.
+TimingRecord time_prepared_run(PreparedRun& run, double instrumented_seconds,
+                               const RepeatedWork& expected);
 
 }  // namespace cmb

@@ -45,10 +45,14 @@ void CoordinatePartition::bind(int n, int m) {
   Ji_.setZero(m, n - m);
   permuted_.setZero(m);
   lu_ = Eigen::PartialPivLU<Mat>(m);
+  full_lu_ = Eigen::FullPivLU<Mat>(m, n);
+  chosen_.reserve(n - m);
+  indep_.reserve(n - m);
+  dep_.reserve(m);
 }
 
-void CoordinatePartition::set(std::vector<int> independent) {
-  indep_ = std::move(independent);
+void CoordinatePartition::set(const std::vector<int>& independent) {
+  indep_ = independent;
   std::sort(indep_.begin(), indep_.end());
   dep_.clear();
   for (int i = 0; i < n_; ++i)
@@ -56,10 +60,10 @@ void CoordinatePartition::set(std::vector<int> independent) {
 }
 
 void CoordinatePartition::choose(CMatRef J) {
-  Eigen::FullPivLU<Mat> lu(J);
-  std::vector<int> independent;
-  for (int j = m_; j < n_; ++j) independent.push_back(lu.permutationQ().indices()(j));
-  set(std::move(independent));
+  full_lu_.compute(J);  // reuses its storage: choose runs at every accepted step by default
+  chosen_.clear();
+  for (int j = m_; j < n_; ++j) chosen_.push_back(full_lu_.permutationQ().indices()(j));
+  set(chosen_);
 }
 
 void CoordinatePartition::set_from_text(const std::string& text, const std::string& param,

@@ -1,7 +1,6 @@
 // A partition q = [z; q_i] of the n coordinates into m dependent ones z and k = n − m independent
 // ones q_i, with the LU of the dependent column block Φ_z of J: the coordinate-partitioning
-// method's bookkeeping, apart from its dynamics. No call allocates once bound, except choose()
-// (a full-pivot LU, at bind and re-partitioning only).
+// method's bookkeeping, apart from its dynamics. No call allocates once bound.
 #pragma once
 
 #include <Eigen/LU>
@@ -43,13 +42,15 @@ class CoordinatePartition {
   const Mat& independent_block() const { return Ji_; }  // Φ_i
 
  private:
-  void set(std::vector<int> independent);
+  void set(const std::vector<int>& independent);
 
   int n_ = 0, m_ = 0;
   std::vector<int> dep_, indep_;
   Mat Jz_, Ji_;
   Vec permuted_;
   Eigen::PartialPivLU<Mat> lu_;
+  Eigen::FullPivLU<Mat> full_lu_;  // choose()'s
+  std::vector<int> chosen_;
 };
 
 }  // namespace cmb

@@ -151,6 +151,23 @@ RUNS = {
     "andrews_dopri5_7": Run("--problem andrews_squeezer --method index1 --stepper dopri5 --tol 1e-7"),
 }
 
+# docs/methods.md, coordinate_partitioning's partition: each problem with rk4 at 1.25 ms, the
+# method at repartition_tol = 0.1 (its former default) and at its default, beside projection
+# and index1.
+CP_PROBLEMS = ["simple_pendulum", "spherical_pendulum", "crank_rocker", "lagrange_top",
+               "lagrange_top_natural", "spatial_slider_crank", "spatial_chain"]
+CP_VARIANTS = {"cp01": "--method coordinate_partitioning --param repartition_tol=0.1",
+               "cp": "--method coordinate_partitioning", "proj": "--method projection",
+               "index1": "--method index1"}
+RUNS["cp_top_dopri5"] = Run("--problem lagrange_top --method coordinate_partitioning "
+                            "--stepper dopri5 --tol 1e-10", cost=0.5)
+RUNS["cp_top_dopri5_01"] = Run("--problem lagrange_top --method coordinate_partitioning "
+                               "--param repartition_tol=0.1 --stepper dopri5 --tol 1e-10", cost=0.8)
+for _problem in CP_PROBLEMS:
+    for _variant, _method in CP_VARIANTS.items():
+        RUNS[f"cp_{_problem}_{_variant}"] = Run(
+            f"--problem {_problem} {_method} --stepper rk4 --dt 0.00125", cost=0.3)
+
 ERR = "metrics.error.max_abs"
 FINAL = "metrics.error.final_abs_max"
 CRANK = "metrics.error.outputs.crank_angle.final_abs"
@@ -288,6 +305,16 @@ CLAIMS = [
     ("andrews_fe78_8_scd", "andrews_fe78_8", "metrics.error.scd", "f2"),
     ("andrews_dopri5_7_scd", "andrews_dopri5_7", "metrics.error.scd", "f2"),
 ]
+
+for _problem in CP_PROBLEMS:
+    for _variant in CP_VARIANTS:
+        CLAIMS.append((f"cp_{_problem}_{_variant}_max", f"cp_{_problem}_{_variant}", ERR, "e1"))
+    for _variant in ("cp01", "cp"):
+        CLAIMS.append((f"cp_{_problem}_{_variant}_repartitions", f"cp_{_problem}_{_variant}",
+                       "work.method.repartitions", "int"))
+
+CLAIMS += [("cp_top_dopri5_rhs", "cp_top_dopri5", "work.rhs_calls", "int"),
+           ("cp_top_dopri5_01_rhs", "cp_top_dopri5_01", "work.rhs_calls", "int")]
 
 # The DAE integrators' claims (docs/integrators.md) live in their own module.
 RUNS.update({key: Run(**run) for key, run in integrator_numbers.RUNS.items()})
