@@ -15,7 +15,9 @@
 // factorized once per run.
 // Properties: second order; for scleronomic rows and forces −∇U(q) it is symplectic on the
 // constraint manifold, so the energy error stays bounded over long times (no drift) instead of
-// growing, and Φ = 0, J v = 0 hold at every step to the Newton tolerance and to rounding.
+// growing, and Φ = 0, J v = 0 hold at every step to the Newton tolerance and to rounding. A
+// bounded energy error does not bound the phase: a body spinning at ω loses it like T·ω³h²,
+// so h must follow the fastest rotation (docs/integrators.md, "when a step is loose").
 // Rheonomic rows are handled (Φ and ν at t_{n+1}); so are time-dependent forces Q(t, q). Energy is
 // then not conserved, and the scheme is no longer symplectic.
 // Multipliers: by default (multipliers = kkt) samples report the q̈ and λ of the KKT system at the

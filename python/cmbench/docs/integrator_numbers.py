@@ -105,3 +105,37 @@ CLAIMS = [
     ("int_a02_ali3p_2s_dense_12_max", "int_a02_ali3p_2s_dense_12", ERR, "e4"),
     ("int_a02_ali3p_2s_sparse_12_max", "int_a02_ali3p_2s_sparse_12", ERR, "e4"),
 ]
+
+# docs/integrators.md, "ida's error against its tolerance": each problem at tolerances 1e-6 …
+# 1e-12 in three variants of ida.
+IDA_SWEEP_PROBLEMS = ["simple_pendulum", "lagrange_top", "lagrange_top_natural",
+                      "spatial_slider_crank", "spatial_chain"]
+IDA_SWEEP_VARIANTS = {"fixed": "", "step": "--param multiplier_scaling=step ",
+                      "index1": "--param formulation=index1 "}
+IDA_SWEEP_TOLS = ["1e-6", "1e-8", "1e-10", "1e-12"]
+for _problem in IDA_SWEEP_PROBLEMS:
+    for _variant, _params in IDA_SWEEP_VARIANTS.items():
+        for _tol in IDA_SWEEP_TOLS:
+            _id = f"int_sweep_{_problem}_{_variant}_{_tol}"
+            RUNS[_id] = _Run(f"--problem {_problem} --integrator ida {_params}--tol {_tol}",
+                             cost=0.3)
+            CLAIMS.append((_id + "_max", _id, ERR, "e1"))
+for _problem in ("lagrange_top", "spatial_slider_crank", "spatial_chain"):
+    _id = f"int_sweep_{_problem}_fixed_1e-12"
+    CLAIMS.append((_id + "_status", _id, "status", "word"))
+
+# docs/integrators.md, "rattle on a fast spin": the natural-coordinate top at three spin rates
+# and spatial_chain over steps of 0.25 … 4 ms.
+RATTLE_CASES = {"spin10": "--problem lagrange_top_natural --param spin=10 ",
+                "spin50": "--problem lagrange_top_natural ",
+                "spin200": "--problem lagrange_top_natural --param spin=200 ",
+                "chain": "--problem spatial_chain "}
+RATTLE_STEPS = ["2.5e-4", "5e-4", "1e-3", "2e-3", "4e-3"]
+for _case, _args in RATTLE_CASES.items():
+    for _dt in RATTLE_STEPS:
+        _id = f"int_rattle_{_case}_{_dt}"
+        RUNS[_id] = _Run(_args + f"--integrator rattle --dt {_dt}", cost=0.3)
+        CLAIMS.append((_id + "_max", _id, ERR, "e1"))
+    CLAIMS.append((f"int_rattle_{_case}_4e-3_energy", f"int_rattle_{_case}_4e-3",
+                   "metrics.energy.max_rel", "e1"))
+
