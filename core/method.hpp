@@ -76,14 +76,43 @@ class Method : public Formulation {
   virtual ApproximationBounds approximation_bounds() const { return {}; }
 
   /// A sample's q̈ and λ are those of one rhs call at its state (its rate is not used; the buffer
-  /// is sized at the first sample).
+  /// is sized at the first sample). The run's own steps never asked for that call, so whatever
+  /// a method's next rhs call starts from (its warm start, save_warm_start) is what it would
+  /// have been without the sample: a run does the same work whatever its sampling.
   void evaluate_at(double t, CVecRef x) final {
     if (sample_rate_.size() != state_size()) sample_rate_.resize(state_size());
-    rhs(x, sample_rate_, t);
+    if (!warm_start_saved_) save_warm_start();
+    warm_start_saved_ = true;
+    in_sample_ = true;
+    try {
+      rhs(x, sample_rate_, t);
+    } catch (...) {
+      in_sample_ = false;
+      throw;
+    }
+    in_sample_ = false;
   }
+
+ protected:
+  /// A method whose rhs starts from the previous call's results (an iteration's warm start)
+  /// keeps them here before a sample's call, and gets them back in restore_warm_start.
+  virtual void save_warm_start() {}
+  /// Puts back what save_warm_start kept.
+  virtual void restore_warm_start() {}
+  /// Called by such a method at the start of each rhs call outside a sample's: the warm start
+  /// is the run's own again (accelerations() and multipliers() keep the sample's until then).
+  void resume_warm_start() {
+    if (!warm_start_saved_ || in_sample_) return;
+    restore_warm_start();
+    warm_start_saved_ = false;
+  }
+  /// Called by such a method when it binds: nothing a sample of an earlier run kept is restored.
+  void forget_warm_start() { warm_start_saved_ = false; }
 
  private:
   Vec sample_rate_;
+  bool warm_start_saved_ = false;
+  bool in_sample_ = false;
 };
 
 /// Methods whose every RHS call factorizes dense n×n matrices (an SVD, a pseudo-inverse, the R

@@ -98,9 +98,23 @@ class AugmentedLagrangian : public AccelerationMethod {
     correction_.setZero(m_);
     stats().add("stagnations", 0);  // the counters' first use must not allocate inside rhs
     if (!dense_matrices()) stats().add("penalty_fallbacks", 0);
+    warm_lambda_.setZero(m_);
+    warm_qdd_.setZero(n_);
+    forget_warm_start();
+  }
+
+  // The iteration starts from the previous call's λ and q̈ (iterate, iterate_corrections).
+  void save_warm_start() override {
+    warm_lambda_ = lambda_;
+    warm_qdd_ = qdd_;
+  }
+  void restore_warm_start() override {
+    lambda_ = warm_lambda_;
+    qdd_ = warm_qdd_;
   }
 
   void solve_accelerations(double t) override {
+    resume_warm_start();
     if (dense_matrices()) {
       factor_dense(t);
       iterate(t);
@@ -271,6 +285,7 @@ class AugmentedLagrangian : public AccelerationMethod {
   Eigen::LLT<Mat> llt_;
   Mat A_, JtJ_;
   Vec rhs0_, rhs_, previous_, rq_, delta_, residual_, correction_, kkt_work_;
+  Vec warm_lambda_, warm_qdd_;  // the run's warm start while a sample's call overwrites it
 };
 
 }  // namespace
