@@ -153,6 +153,36 @@ std::string repetition_difference(const LoopOutcome& outcome, const RepeatedWork
   return note.str();
 }
 
+// One repetition from a formulation bound anew, its clocks appended to wall and cpu; how it
+// differed from the instrumented run ("" when it did not).
+std::string repeat_once(PreparedRun& run, const Vec& q0, const Vec& v0,
+                        const RepeatedWork& expected, Vec& x, std::vector<double>& wall,
+                        std::vector<double>& cpu) {
+  Formulation& method = run.formulation();
+  method.bind(*run.problem);
+  method.pack(0.0, q0, v0, x);
+  const double cpu0 = thread_cpu_seconds();
+  const auto t0 = std::chrono::steady_clock::now();
+  const LoopOutcome outcome = integrate_run(run, x, nullptr, run.config.limits);
+  wall.push_back(seconds_since(t0));
+  cpu.push_back(thread_cpu_seconds() - cpu0);
+  return repetition_difference(outcome, expected);
+}
+
+// The record's summary of the repetitions' clocks.
+void summarize_into(TimingRecord& timing, const std::vector<double>& wall,
+                    const std::vector<double>& cpu, double total) {
+  timing.repetitions = static_cast<std::int64_t>(wall.size());
+  if (wall.empty()) return;
+  timing.total_s = total;
+  const TimingRecord::Clock on_wall = summarize(wall);
+  timing.min_s = on_wall.min_s;
+  timing.median_s = on_wall.median_s;
+  timing.max_s = on_wall.max_s;
+  timing.spread = on_wall.spread;
+  timing.cpu = summarize(cpu);
+}
+
 }  // namespace
 
 TimingRecord timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
@@ -182,14 +212,7 @@ TimingRecord timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
     double block_total = 0.0;
     while (another(goal, wall.size() - first, block_total, wall.size(), total, longest,
                    run.config.timing_max_s, limit_left())) {
-      method.bind(*run.problem);
-      method.pack(0.0, q0, v0, x);
-      const double cpu0 = thread_cpu_seconds();
-      const auto t0 = std::chrono::steady_clock::now();
-      const LoopOutcome outcome = integrate_run(run, x, nullptr, run.config.limits);
-      wall.push_back(seconds_since(t0));
-      cpu.push_back(thread_cpu_seconds() - cpu0);
-      const std::string difference = repetition_difference(outcome, expected);
+      const std::string difference = repeat_once(run, q0, v0, expected, x, wall, cpu);
       if (!difference.empty()) {
         method.stats().set_enabled(true);
         timing.note = difference;
@@ -210,15 +233,7 @@ TimingRecord timed_repetitions(PreparedRun& run, const Vec& q0, const Vec& v0,
   else if (wall.size() < static_cast<std::size_t>(run.config.repeat))
     timing.note =
         fewer_repetitions_note(wall.size(), run.config, total + longest, goal.most * blocks);
-  timing.repetitions = static_cast<std::int64_t>(wall.size());
-  if (wall.empty()) return timing;
-  timing.total_s = total;
-  const TimingRecord::Clock on_wall = summarize(wall);
-  timing.min_s = on_wall.min_s;
-  timing.median_s = on_wall.median_s;
-  timing.max_s = on_wall.max_s;
-  timing.spread = on_wall.spread;
-  timing.cpu = summarize(cpu);
+  summarize_into(timing, wall, cpu, total);
   return timing;
 }
 
