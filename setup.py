@@ -17,6 +17,7 @@ import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 
@@ -101,10 +102,22 @@ class BuildWithCMake(build_ext):
         return module
 
 
+class BuildWithCampaigns(build_py):
+    """The pure-Python package plus the repository's campaign files, as cmbench/campaigns/ (for
+    cmbench.campaign_file: a pip user has no checkout to take them from)."""
+
+    def run(self):
+        super().run()
+        target = os.path.join(self.build_lib, "cmbench", "campaigns")
+        os.makedirs(target, exist_ok=True)
+        for path in glob.glob(os.path.join(ROOT, "campaigns", "*.json")):
+            shutil.copy2(path, target)
+
+
 # setuptools copies the package into build/setuptools/lib.<platform> and never removes what is
 # gone from python/: start each build from an empty copy.
 for stale in glob.glob(os.path.join(ROOT, "build", "setuptools", "lib.*")):
     shutil.rmtree(stale, ignore_errors=True)
 setup(version=project_version(), ext_modules=[CMakeModule()],
-      cmdclass={"build_ext": BuildWithCMake},
+      cmdclass={"build_ext": BuildWithCMake, "build_py": BuildWithCampaigns},
       options={"build": {"build_base": os.path.join("build", "setuptools")}})

@@ -91,23 +91,40 @@ const std::vector<MethodEntry>& method_registry() { return method_table(); }
 const std::vector<IntegratorEntry>& integrator_registry() { return integrator_table(); }
 const std::vector<ProblemEntry>& problem_registry() { return problem_table(); }
 
+namespace {
+ProgramEntries& added() {
+  static ProgramEntries entries;
+  return entries;
+}
+}  // namespace
+
+const ProgramEntries& program_entries() { return added(); }
+
 void add_methods(std::vector<MethodEntry> entries) {
   for (auto& entry : entries) {
     if (find_if_present(integrator_table(), entry.id))
       throw std::invalid_argument("method '" + entry.id + "' has the id of an integrator");
+    const std::string id = entry.id;
     insert_sorted(method_table(), std::move(entry), "method");
+    added().methods.insert(id);
   }
 }
 
 void add_problems(std::vector<ProblemEntry> entries) {
-  for (auto& entry : entries) insert_sorted(problem_table(), std::move(entry), "problem");
+  for (auto& entry : entries) {
+    const std::string id = entry.id;
+    insert_sorted(problem_table(), std::move(entry), "problem");
+    added().problems.insert(id);
+  }
 }
 
 void add_integrators(std::vector<IntegratorEntry> entries) {
   for (auto& entry : entries) {
     if (find_if_present(method_table(), entry.id))
       throw std::invalid_argument("integrator '" + entry.id + "' has the id of a method");
+    const std::string id = entry.id;
     insert_sorted(integrator_table(), std::move(entry), "integrator");
+    added().integrators.insert(id);
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,14 @@ const std::vector<IntegratorEntry>& integrator_registry();  // the DAE integrato
 void add_methods(std::vector<MethodEntry> entries);
 void add_problems(std::vector<ProblemEntry> entries);
 void add_integrators(std::vector<IntegratorEntry> entries);  // ids distinct from the methods'
+
+// The ids a program added with the three calls above (none for the catalog's own programs): the
+// conformance suites of such a program run only the pairs that involve one of them.
+struct ProgramEntries {
+  std::set<std::string> methods, problems, integrators;
+  bool empty() const { return methods.empty() && problems.empty() && integrators.empty(); }
+};
+const ProgramEntries& program_entries();
 
 // Look-ups throw InputError naming the unknown id and listing the valid ones.
 const MethodEntry& find_method(const std::string& id);

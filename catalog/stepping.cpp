@@ -13,7 +13,8 @@ const StepperSpec& integrator_stepper(const std::string& integrator_id) {
     std::map<std::string, StepperSpec> specs;
     for (const auto& entry : integrator_registry())
       specs[entry.id] = {kDaeStepper, entry.kind, entry.order,
-                         "the own time stepping of the DAE integrator " + entry.id, nullptr};
+                         "the own time stepping of the DAE integrator " + entry.id, nullptr,
+                         std::string()};
     return specs;
   }();
   const auto it = table.find(integrator_id);

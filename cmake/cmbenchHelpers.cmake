@@ -147,5 +147,9 @@ function(cmbench_add_conformance_tests name)
   add_executable(${name} ${ARG_METHODS} ${ARG_PROBLEMS} ${ARG_STEPPERS} ${ARG_INTEGRATORS}
                          ${ARG_SOURCES} "${entries}"
                          "${_CMBENCH_HELPERS_DIR}/cmbench_test_main.cpp")
-  target_link_libraries(${name} PRIVATE cmbench::conformance)
+  if(TARGET cmb_conformance_objects)  # inside cmbench's tree: the suites compiled once
+    target_link_libraries(${name} PRIVATE cmb_conformance_objects cmb_test_support)
+  else()
+    target_link_libraries(${name} PRIVATE cmbench::conformance)
+  endif()
 endfunction()

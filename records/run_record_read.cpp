@@ -290,7 +290,9 @@ RunRecord read_run_record(const json& document, const std::string& file,
   r.message = f.text("message");
   r.problem = block(f, "problem", read_problem);
   r.method = block(f, "method", [](ObjectFields& m) {
-    FormulationCase method{m.text("id"), params(m)};
+    FormulationCase method;
+    method.id = m.text("id");
+    method.params = params(m);
     method.given = given(m, method.params);
     return method;
   });

@@ -40,6 +40,7 @@ grep -q example_kkt_lu "$work/campaign/report.md" || { echo "example method not 
 site="$prefix/lib/python3/dist-packages"
 if compgen -G "$site/cmbench/_core*.so" >/dev/null; then
   (cd "$work" && PYTHONPATH="$site" python3 -c "import cmbench; r = cmbench.run(problem='simple_pendulum', method='baumgarte', stepper='rk4', dt=1e-3); assert r['status'] == 'ok', r")
+  (cd "$work" && PYTHONPATH="$site" python3 -c "import cmbench; assert cmbench.campaign_file('smoke').startswith('$site'), cmbench.campaign_file('smoke')")
   (cd "$work" && PYTHONPATH="$site" /usr/bin/python3 -c "import cmbench; f = cmbench.load('$work/campaign'); assert len(f) == 15, len(f); print('python from the prefix:', cmbench.version(), len(f), 'runs loaded')")
 else  # a build without CMB_PYTHON_MODULE installs the pure-Python package only
   (cd "$work" && PYTHONPATH="$site" /usr/bin/python3 -c "import cmbench; f = cmbench.load('$work/campaign'); assert len(f) == 15, len(f); print('python from the prefix (no compiled module):', len(f), 'runs loaded')")

@@ -54,11 +54,12 @@ TEST(ReferencePass, ResultsDoNotDependOnWhichReferencesWereCached) {
     std::string warmed;
     for (const auto& problem : problems)
       if (random() % 2) warmed += (warmed.empty() ? "" : "|") + problem;
-    if (!warmed.empty())
+    if (!warmed.empty()) {
       ASSERT_EQ(cli("campaign " + file.string() + " --prepare-references --filter '^(" + warmed +
                     ")/' --reference-cache " + refs.string())
                     .exit_code,
                 0);
+    }
     const fs::path out = dir / ("warm-" + tag);
     ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --out " + out.string() +
                   " --reference-cache " + refs.string())

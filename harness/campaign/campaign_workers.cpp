@@ -41,7 +41,8 @@ RunRecord crash_record(const CampaignRun& run, const std::string& why, RunStatus
   record.message = why;
   record.problem.id = c.problem;
   record.problem.params = c.problem_params;
-  record.method = {c.formulation_id(), c.method_params};
+  record.method.id = c.formulation_id();
+  record.method.params = c.method_params;
   record.stepper.id = c.stepper_id();
   record.files = RunFiles{"runs/" + run.file + ".json", std::nullopt};
   record.context = run_context();

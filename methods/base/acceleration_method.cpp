@@ -217,7 +217,7 @@ void AccelerationMethod::rhs(CVecRef x, VecRef dxdt, double t) {
   v_ = x.tail(n_);
   require_finite(x.allFinite(), "the state", t);
   // One reference each for the calls below (a temporary Ref per argument costs a destructor).
-  const CVecRef q(q_), v(v_);
+  const Eigen::Ref<const Vec> q(q_), v(v_);
   problem_->forces(t, q, v, Q_);
   problem_->acceleration_rhs(t, q, v, gamma_);
   bool finite = Q_.allFinite() && gamma_.allFinite();

@@ -5,7 +5,7 @@ tables and reports, and the tools that keep the docs current.
     cmbench.list()                     # the catalog (problems, methods, steppers, parameters)
     cmbench.describe("andrews_squeezer")
     record = cmbench.run(problem="simple_pendulum", method="baumgarte", stepper="rk4", dt=1e-3)
-    summary = cmbench.campaign("campaigns/smoke.json", jobs=2, out="/tmp/smoke")
+    summary = cmbench.campaign(cmbench.campaign_file("smoke"), jobs=2, out="/tmp/smoke")
     frame = cmbench.load("/tmp/smoke")  # one row per run (pandas)
     cmbench.report.main(["/tmp/smoke"]) # figures, tables, report.md/.html
 
@@ -33,15 +33,15 @@ for load. The symbolic derivations of the generated problems live beside them, i
 problems/derive/. schema holds the JSON Schemas of the files cmbench reads and writes
 (python/cmbench/schemas/) and validates documents against them (jsonschema).
 """
-from .api import InputError, campaign, describe, load, load_series, run, version
+from .api import InputError, campaign, campaign_file, describe, load, load_series, run, version
 from .api import list_catalog as list
 from .files import InputFileError
 from .requirements import install_entry_point_hook as _install_entry_point_hook
 
 _install_entry_point_hook()
 
-__all__ = ["list", "describe", "run", "campaign", "load", "load_series", "version", "InputError",
-           "InputFileError", "report"]
+__all__ = ["list", "describe", "run", "campaign", "campaign_file", "load", "load_series",
+           "version", "InputError", "InputFileError", "report"]
 
 
 _SUBMODULES = {"report", "results", "plot", "style", "names", "tables", "figures", "bench",

@@ -6,7 +6,7 @@
     r = cmbench.run(problem="simple_pendulum", method="baumgarte", stepper="rk4", dt=1e-3,
                     params={"omega0": 20}, series=True)
     r["status"], r["metrics"]["error"]["final_abs_max"], r["series"]["t"]
-    out = cmbench.campaign("campaigns/smoke.json", jobs=2, out="/tmp/smoke")
+    out = cmbench.campaign(cmbench.campaign_file("smoke"), jobs=2, out="/tmp/smoke")
     df = cmbench.load(out["results"])                # one row per run
 
 run, list, describe and campaign call the compiled module cmbench._core (built with the project:
@@ -167,6 +167,30 @@ def run(problem, method=None, stepper=None, *, integrator=None, dt=None, tol=Non
 
 
 run.__doc__ += "\n" + textwrap.indent(settings.keyword_help(), "    ") + "\n"
+
+
+def _campaign_dirs():
+    """Where the campaign files that ship with cmbench are: the installed package's copy, else
+    the checkout's campaigns/ (the package used from python/ or build/python)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    source = os.path.dirname(os.path.realpath(__file__))  # python/cmbench in a checkout
+    return [os.path.join(here, "campaigns"),
+            os.path.join(os.path.dirname(os.path.dirname(source)), "campaigns")]
+
+
+def campaign_file(name):
+    """The path of a campaign file that ships with cmbench, by name ("smoke", "default", ...; the
+    files of campaigns/ in the repository), for campaign() or `cmbench campaign`, from any
+    working directory: cmbench.campaign(cmbench.campaign_file("smoke"), out="/tmp/smoke").
+    InputError naming the ones there are for another name."""
+    for folder in _campaign_dirs():
+        path = os.path.join(folder, f"{name}.json")
+        if os.path.isfile(path):
+            return path
+    names = sorted({entry[:-5] for folder in _campaign_dirs() if os.path.isdir(folder)
+                    for entry in os.listdir(folder) if entry.endswith(".json")})
+    raise InputError(f"no campaign file named {name!r} ships with cmbench "
+                     f"(valid: {', '.join(names) or 'none found'})")
 
 
 def campaign(file_or_dict, *, jobs=None, out=None, filter=None, resume=False, force=False,

@@ -1,5 +1,5 @@
 # ctests of the sympy-model generator (python3 -m cmbench.derive), included from
-# tests/CMakeLists.txt; its C++ tests (tests/derive/*.cpp) are part of cmb_tests.
+# tests/CMakeLists.txt; its C++ tests (tests/derive/*.cpp) are part of cmb_unit_tests.
 # The generated files of the models in the declared form are what the generator writes now.
 add_test(NAME spherical_pendulum_generated_code_is_current
          COMMAND ${CMB_PYTHON} -m cmbench.derive

@@ -75,6 +75,16 @@ def test_a_numerical_failure_is_a_status_not_an_exception():
     assert record["status"] == "diverged"
 
 
+def test_every_campaign_file_of_the_repository_ships_by_name():
+    for entry in os.listdir(os.path.join(SOURCE, "campaigns")):
+        name = entry[:-len(".json")]
+        with open(cmbench.campaign_file(name), encoding="utf-8") as shipped, \
+                open(os.path.join(SOURCE, "campaigns", entry), encoding="utf-8") as committed:
+            assert json.load(shipped) == json.load(committed), name
+    with pytest.raises(cmbench.InputError, match=r"'nope'.*valid: .*smoke"):
+        cmbench.campaign_file("nope")
+
+
 def test_campaign_from_a_dict_and_its_tidy_frame(tmp_path):
     doc = {"name": "py", "repeat": 1,
            "problems": [{"id": "simple_pendulum", "t_end": 1},
