@@ -26,13 +26,6 @@ using cmb::test::CliResult;
 using cmb::test::results_doc;
 using nlohmann::json;
 
-fs::path scratch(const std::string& name) {
-  const fs::path dir = cmb::test::scratch_path("boundary_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 // A campaign's record of a run, naming its record file.
 json run_record(const std::string& key) {
   json record = cmb::test::run_record(key);
@@ -79,7 +72,7 @@ std::string nested(std::size_t levels, const std::string& inner) {
 }
 
 TEST(Boundary, NestingDeeperThanTheLimitIsAnInputErrorAtAnyDepthAndPlace) {
-  const fs::path dir = scratch("depth");
+  const fs::path dir = cmb::test::fresh_scratch_dir("boundary_depth");
   // Just past the limit, a few orders of magnitude beyond it, and the reported crash's depth;
   // placed at the top, inside a run's metrics and as an extra member.
   const std::vector<std::size_t> depths = {cmb::kMaxJsonDepth + 1, 1000, 200000};
@@ -132,7 +125,7 @@ int count_objects(const json& v) {
 }
 
 TEST(Boundary, AKeyRepeatedInAnyObjectIsRefusedNamingItsPath) {
-  const fs::path dir = scratch("duplicates");
+  const fs::path dir = cmb::test::fresh_scratch_dir("boundary_duplicates");
   const int objects = count_objects(kValid);
   ASSERT_GT(objects, 10);  // the document, context, campaign_file, every run and its blocks
   for (int target = 0; target < objects; ++target) {
@@ -166,7 +159,7 @@ const std::vector<json> kEscapingNames = {"../../x",
                                           std::string("runs/a\0.json", 12)};
 
 TEST(Boundary, ARunFileNameThatLeavesItsFolderIsRefusedBeforeAnythingIsWritten) {
-  const fs::path dir = scratch("paths");
+  const fs::path dir = cmb::test::fresh_scratch_dir("boundary_paths");
   const fs::path victim = dir / "victim.json";
   write_text(victim, "keep me\n");
   for (const json& name : kEscapingNames)
@@ -185,7 +178,7 @@ TEST(Boundary, ARunFileNameThatLeavesItsFolderIsRefusedBeforeAnythingIsWritten) 
 }
 
 TEST(Boundary, MergeFollowsNoLinkOutOfAnInputOrOutOfOut) {
-  const fs::path dir = scratch("links");
+  const fs::path dir = cmb::test::fresh_scratch_dir("boundary_links");
   const fs::path outside = dir / "outside";
   write_text(outside / "secret.json", "not a run\n");
   const std::string good = result_set(dir / "good", kValid.dump());
@@ -220,7 +213,7 @@ json shard(const std::vector<json>& runs, int index, int count, const std::strin
 }
 
 TEST(Boundary, ShardsOfDifferentSelectionsNeverMergeAsComplete) {
-  const fs::path dir = scratch("selections");
+  const fs::path dir = cmb::test::fresh_scratch_dir("boundary_selections");
   const std::vector<std::pair<std::string, std::string>> filters = {
       {"a", "b"}, {"", "a"}, {"a", ""}, {"simple_pendulum", "simple_pendulum/"}};
   for (const auto& [first, second] : filters) {
@@ -241,7 +234,7 @@ TEST(Boundary, ShardsOfDifferentSelectionsNeverMergeAsComplete) {
 }
 
 TEST(Boundary, ShardNumbersMustBeWholeNumbersInRange) {
-  const fs::path dir = scratch("shard_numbers");
+  const fs::path dir = cmb::test::fresh_scratch_dir("boundary_shard_numbers");
   const std::vector<json> blocks = {{{"index", 1}, {"count", "2"}},
                                     {{"index", 0}, {"count", 2}},
                                     {{"index", 3}, {"count", 2}},
@@ -266,7 +259,7 @@ TEST(Boundary, ShardNumbersMustBeWholeNumbersInRange) {
 }
 
 TEST(Boundary, AStatusOutsideTheEnumIsRefused) {
-  const fs::path dir = scratch("status");
+  const fs::path dir = cmb::test::fresh_scratch_dir("boundary_status");
   for (const json& status :
        {json("OK"), json("ok "), json(""), json("crash"), json("unreadable")}) {
     json doc = kValid;

@@ -11,7 +11,7 @@
 namespace cmb::test {
 namespace {
 
-constexpr double kG = 9.81;
+constexpr double kChainGravity = 9.81;
 
 // A02 through its singular horizontal positions. A run that leaves the parallelogram branch is
 // off by O(1 m) within a swing (index1 does exactly that: see the closing note of issue #2), so
@@ -71,7 +71,7 @@ Mat joint_angle_chain_by_lagrange(int n, double theta0, const std::vector<double
     Mat A(n, n);
     Vec b(n);
     for (int i = 0; i < n; ++i) {
-      b(i) = -kG * L * mu(i, i) * std::sin(s[i]);
+      b(i) = -kChainGravity * L * mu(i, i) * std::sin(s[i]);
       for (int j = 0; j < n; ++j) {
         A(i, j) = L * L * mu(i, j) * std::cos(s[i] - s[j]);
         b(i) -= L * L * mu(i, j) * std::sin(s[i] - s[j]) * s[n + j] * s[n + j];

@@ -9,7 +9,7 @@
 namespace cmb::test {
 namespace {
 
-constexpr double kG = 9.81;
+constexpr double kQpGravity = 9.81;
 
 // Both paths minimize the same strictly convex function over the same affine set, so they find
 // the same point; the library's stopping tolerance is 1e-12, and 1e-9 leaves room for the
@@ -56,7 +56,7 @@ class PulledMassOnFloor : public ProblemBase {
   }
   void mass_matrix(double, CVecRef, MatRef M) const override { M = kMass * Mat::Identity(2, 2); }
   void forces(double t, CVecRef, CVecRef, VecRef Q) const override {
-    Q << 0.0, -kMass * kG + kMass * kG * t;
+    Q << 0.0, -kMass * kQpGravity + kMass * kQpGravity * t;
   }
   void constraints(double, CVecRef, VecRef) const override {}
   void jacobian(double, CVecRef, MatRef) const override {}
@@ -75,7 +75,7 @@ class PulledMassOnFloor : public ProblemBase {
     Mat out = Mat::Zero(times.size(), 2);
     for (std::size_t i = 0; i < times.size(); ++i) {
       const double s = std::max(0.0, times[i] - 1.0);
-      out(i, 1) = kG * s * s * s / 6.0;
+      out(i, 1) = kQpGravity * s * s * s / 6.0;
     }
     return out;
   }
@@ -101,7 +101,7 @@ TEST(GaussQp, UnilateralSupportCarriesTheWeightThenLetsGo) {
     const double t = s.t[i];
     // λ_c ≤ 0 is the support pushing up: support force = −λ_c = m g (1 − t) while in contact.
     if (t < 0.99) {
-      EXPECT_NEAR(-s.multipliers[i](0), PulledMassOnFloor::kMass * kG * (1.0 - t), 1e-6) << t;
+      EXPECT_NEAR(-s.multipliers[i](0), PulledMassOnFloor::kMass * kQpGravity * (1.0 - t), 1e-6) << t;
       EXPECT_NEAR(s.outputs[i](1), 0.0, 1e-9) << t;
     }
     if (t > 1.05) {
@@ -110,7 +110,7 @@ TEST(GaussQp, UnilateralSupportCarriesTheWeightThenLetsGo) {
   }
   // After lift-off RK4 integrates a cubic exactly; the only error is where the kink at t = 1
   // falls inside a step: O(g·dt³) ≈ 1e-8.
-  EXPECT_NEAR(s.outputs.back()(1), kG / 6.0, 1e-6);
+  EXPECT_NEAR(s.outputs.back()(1), kQpGravity / 6.0, 1e-6);
   EXPECT_EQ(s.multipliers.front().size(), 1);
 }
 

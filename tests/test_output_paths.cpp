@@ -19,13 +19,6 @@ namespace fs = std::filesystem;
 using cmb::test::cli_in;
 using cmb::test::CliResult;
 
-fs::path scratch(const std::string& name) {
-  const fs::path dir = cmb::test::scratch_path("output_paths_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 bool empty_dir(const fs::path& dir) {
   return fs::directory_iterator(dir) == fs::directory_iterator();
 }
@@ -35,7 +28,7 @@ const std::string kRun =
     "--repeat 0";
 
 TEST(OutputPaths, EveryOutputOptionRefusesAnEmptyPathAndADash) {
-  const fs::path inputs = scratch("inputs");
+  const fs::path inputs = cmb::test::fresh_scratch_dir("output_paths_inputs");
   const fs::path campaign = inputs / "c.json";
   std::ofstream(campaign) << R"({"name": "c", "problems": [{"id": "simple_pendulum"}],
     "methods": [{"id": "index1"}], "steppers": [{"id": "rk4", "dt": 0.01}]})";
@@ -51,7 +44,7 @@ TEST(OutputPaths, EveryOutputOptionRefusesAnEmptyPathAndADash) {
       {kRun, "--reference-cache"}};
   for (const auto& [command, option] : options)
     for (const std::string value : {"''", "-"}) {
-      const fs::path work = scratch("work");
+      const fs::path work = cmb::test::fresh_scratch_dir("output_paths_work");
       const CliResult r = cli_in(work.string(), command + " " + option + " " + value);
       EXPECT_EQ(r.exit_code, 2) << command << " " << option << " " << value << ": " << r.output;
       EXPECT_NE(r.output.find(option), std::string::npos) << r.output;
@@ -62,7 +55,7 @@ TEST(OutputPaths, EveryOutputOptionRefusesAnEmptyPathAndADash) {
 }
 
 TEST(OutputPaths, RunRefusesARecordAndASeriesThatAreOneFile) {
-  const fs::path work = scratch("same");
+  const fs::path work = cmb::test::fresh_scratch_dir("output_paths_same");
   fs::create_directories(work / "sub");
   fs::create_symlink("record.json", work / "link.csv");  // dangling: the record is not written yet
   const std::vector<std::string> spellings = {"./record.json", "sub/../record.json", "link.csv",

@@ -24,13 +24,6 @@ using cmb::test::CliResult;
 using cmb::test::results_doc;
 using cmb::test::run_record;
 
-fs::path scratch(const std::string& name) {
-  const fs::path dir = cmb::test::scratch_path("results_input_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 // Writes `doc` as dir/name/results.json; returns the directory.
 std::string put(const fs::path& dir, const std::string& name, const json& doc) {
   fs::create_directories(dir / name);
@@ -54,7 +47,7 @@ bool says(const CliResult& r, const std::string& text) {
 const json kTwoRuns = results_doc({run_record("a"), run_record("b")});
 
 TEST(ResultsInput, MergeAndCompareNameAMissingKey) {
-  const fs::path dir = scratch("missing");
+  const fs::path dir = cmb::test::fresh_scratch_dir("results_input_missing");
   const std::string good = put(dir, "good", kTwoRuns);
   const std::vector<std::pair<json::json_pointer, std::string>> cases = {
       {json::json_pointer("/context"), "/context is missing"},
@@ -81,7 +74,7 @@ TEST(ResultsInput, MergeAndCompareNameAMissingKey) {
 }
 
 TEST(ResultsInput, MergeAndCompareNameAMistypedKey) {
-  const fs::path dir = scratch("mistyped");
+  const fs::path dir = cmb::test::fresh_scratch_dir("results_input_mistyped");
   const std::string good = put(dir, "good", kTwoRuns);
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"([{"op": "replace", "path": "/context", "value": "x"}])",
@@ -108,7 +101,7 @@ TEST(ResultsInput, MergeAndCompareNameAMistypedKey) {
 
 // Runs without a key used to be merged into one run with key "" (exit 0).
 TEST(ResultsInput, MergeRefusesRunsWithoutAKey) {
-  const fs::path dir = scratch("keyless");
+  const fs::path dir = cmb::test::fresh_scratch_dir("results_input_keyless");
   json keyless = kTwoRuns;
   for (auto& run : keyless["runs"]) run.erase("key");
   const std::string bad = put(dir, "bad", keyless);
@@ -124,7 +117,7 @@ TEST(ResultsInput, MergeRefusesRunsWithoutAKey) {
 
 // A numeric status used to escape compare as a JSON type error (exit 3).
 TEST(ResultsInput, CompareRefusesANumericStatus) {
-  const fs::path dir = scratch("status");
+  const fs::path dir = cmb::test::fresh_scratch_dir("results_input_status");
   const std::string good = put(dir, "good", kTwoRuns);
   json doc = kTwoRuns;
   doc["runs"][1]["status"] = 3;
@@ -141,7 +134,7 @@ TEST(ResultsInput, CompareRefusesANumericStatus) {
 // Compare matches runs by key, so a key recorded twice is an input error (which record would it
 // compare?), not a difference; merge refuses it within one input for the same reason.
 TEST(ResultsInput, CompareAndMergeRefuseAKeyRecordedTwiceInOneFile) {
-  const fs::path dir = scratch("duplicate");
+  const fs::path dir = cmb::test::fresh_scratch_dir("results_input_duplicate");
   const std::string good = put(dir, "good", kTwoRuns);
   const std::string twice = put(
       dir, "twice", results_doc({run_record("a"), run_record("b"), run_record("a", "diverged")}));
@@ -161,7 +154,7 @@ TEST(ResultsInput, CompareAndMergeRefuseAKeyRecordedTwiceInOneFile) {
 // Inputs from different builds are refused unless --force: the program's build fields and the
 // cmbench libraries' (context.cmbench_build), which an out-of-tree program records apart.
 TEST(ResultsInput, MergeRefusesInputsWhoseLibrariesWereBuiltDifferently) {
-  const fs::path dir = scratch("builds");
+  const fs::path dir = cmb::test::fresh_scratch_dir("results_input_builds");
   json o3 = results_doc({run_record("a")}), o0 = results_doc({run_record("b")});
   o3["context"]["cmbench_build"] = {{"build_type", "Release"}, {"flags", "-O3"}};
   o0["context"]["cmbench_build"] = {{"build_type", ""}, {"flags", ""}};
@@ -179,7 +172,7 @@ TEST(ResultsInput, MergeRefusesInputsWhoseLibrariesWereBuiltDifferently) {
 // apart from timing and context; when they differ otherwise, neither is right by default: exit 2
 // naming the key and both files, even with --force.
 TEST(ResultsInput, MergeKeepsIdenticalOverlapsAndRefusesConflictingOnes) {
-  const fs::path dir = scratch("overlap");
+  const fs::path dir = cmb::test::fresh_scratch_dir("results_input_overlap");
   const std::string s1 = put(dir, "s1", results_doc({run_record("a"), run_record("b")}));
   json slower = run_record("b");
   slower["timing"]["min_s"] = 0.002;
@@ -208,7 +201,7 @@ TEST(ResultsInput, MergeKeepsIdenticalOverlapsAndRefusesConflictingOnes) {
 
 // --out naming a file used to be a filesystem_error escaping as an internal error (exit 3).
 TEST(ResultsInput, MergeOutMustBeADirectory) {
-  const fs::path dir = scratch("out_file");
+  const fs::path dir = cmb::test::fresh_scratch_dir("results_input_out_file");
   const std::string s1 = put(dir, "s1", results_doc({run_record("a")}));
   const std::string s2 = put(dir, "s2", results_doc({run_record("b")}));
   std::ofstream(dir / "afile") << "keep me\n";
@@ -223,7 +216,7 @@ TEST(ResultsInput, MergeOutMustBeADirectory) {
 // writable, so these are directories no user can create: one under a regular file (ENOTDIR) and
 // one in /proc (ENOENT).
 TEST(ResultsInput, MergeOutThatCannotBeCreatedIsAnInputError) {
-  const fs::path dir = scratch("out_unwritable");
+  const fs::path dir = cmb::test::fresh_scratch_dir("results_input_out_unwritable");
   const std::string s1 = put(dir, "s1", results_doc({run_record("a")}));
   const std::string s2 = put(dir, "s2", results_doc({run_record("b")}));
   std::ofstream(dir / "afile") << "keep me\n";
@@ -242,7 +235,7 @@ TEST(ResultsInput, MergeOutThatCannotBeCreatedIsAnInputError) {
 // --out holding results: a campaign's are never replaced, nor a results.json merge did not write
 // (even with --force); an earlier merge's only with --force.
 TEST(ResultsInput, MergeNeverReplacesACampaignsResults) {
-  const fs::path dir = scratch("out_taken");
+  const fs::path dir = cmb::test::fresh_scratch_dir("results_input_out_taken");
   const std::string s1 = put(dir, "s1", results_doc({run_record("a")}));
   const std::string s2 = put(dir, "s2", results_doc({run_record("b")}));
   std::ofstream(dir / "s1" / "campaign.json") << R"({"name": "t"})";

@@ -15,6 +15,13 @@ std::filesystem::path scratch_path(const std::string& name) {
          ("cmb_" + name + "_" + std::to_string(::getpid()));
 }
 
+std::filesystem::path fresh_scratch_dir(const std::string& name) {
+  const std::filesystem::path dir = scratch_path(name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 bool has_tag(const Problem& problem, const std::string& tag) {
   const auto& tags = problem.info().tags;
   return std::find(tags.begin(), tags.end(), tag) != tags.end();

@@ -23,6 +23,9 @@ bool has_tag(const Problem& problem, const std::string& tag);
 // machine (two checkouts, a sanitizer build beside a release one) never write into each other.
 std::filesystem::path scratch_path(const std::string& name);
 
+// scratch_path(name), emptied and created.
+std::filesystem::path fresh_scratch_dir(const std::string& name);
+
 struct ConsistentState {
   double t = 0.0;
   Vec q, v;

@@ -9,14 +9,14 @@
 namespace cmb::test {
 namespace {
 
-const char* const kId = "ali3p";
+const char* const kAli3p = "ali3p";
 
 // The trapezoidal rule is of order 2: halving h from 2 ms to 1 ms and to 0.5 ms divides the
 // position error by 4 each time, ± the next term (order 2 ± 0.2).
 TEST(Ali3p, PositionsConvergeAtOrderTwo) {
-  const double e1 = position_error(pendulum_run(kId, 2e-3, 1.0));
-  const double e2 = position_error(pendulum_run(kId, 1e-3, 1.0));
-  const double e3 = position_error(pendulum_run(kId, 5e-4, 1.0));
+  const double e1 = position_error(pendulum_run(kAli3p, 2e-3, 1.0));
+  const double e2 = position_error(pendulum_run(kAli3p, 1e-3, 1.0));
+  const double e3 = position_error(pendulum_run(kAli3p, 5e-4, 1.0));
   EXPECT_NEAR(std::log2(e1 / e2), 2.0, 0.2);
   EXPECT_NEAR(std::log2(e2 / e3), 2.0, 0.2);
 }
@@ -25,8 +25,8 @@ TEST(Ali3p, PositionsConvergeAtOrderTwo) {
 // error by e(1 ms)·10^-1.8. Φ and J q̇ − ν stay within the Newton tolerance (1e-10 of the unit
 // length) and the projection's penalty residual.
 TEST(Ali3p, AtTenSecondsTheErrorIsWithinItsOrderBound) {
-  const double coarse = position_error(pendulum_run(kId, 1e-3, 10.0));
-  const auto fine = pendulum_run(kId, 1e-4, 10.0);
+  const double coarse = position_error(pendulum_run(kAli3p, 1e-3, 10.0));
+  const auto fine = pendulum_run(kAli3p, 1e-4, 10.0);
   EXPECT_LT(position_error(fine), coarse * std::pow(10.0, -1.8));
   EXPECT_LT(fine["metrics"]["drift"]["position"]["max"].get<double>(), 1e-10);
   EXPECT_LT(fine["metrics"]["drift"]["velocity"]["max"].get<double>(), 1e-8);
@@ -37,7 +37,7 @@ TEST(Ali3p, AtTenSecondsTheErrorIsWithinItsOrderBound) {
 TEST(Ali3p, RunsThroughRedundantRows) {
   RunConfig c;
   c.problem = "bricard";
-  c.integrator = kId;
+  c.integrator = kAli3p;
   c.dt = 1e-3;
   c.t_end = 1.0;
   const auto r = quick_run(c);
@@ -49,7 +49,7 @@ TEST(Ali3p, RefusesNonholonomicRows) {
   for (const char* problem : {"chaplygin_sleigh", "rolling_disk"}) {
     RunConfig c;
     c.problem = problem;
-    c.integrator = kId;
+    c.integrator = kAli3p;
     c.dt = 1e-3;
     c.t_end = 0.01;
     const auto r = quick_run(c);
@@ -64,7 +64,7 @@ RunConfig short_run(const std::string& problem, const nlohmann::json& problem_pa
   RunConfig c;
   c.problem = problem;
   c.problem_params = problem_params;
-  c.integrator = kId;
+  c.integrator = kAli3p;
   c.method_params = method_params;
   c.dt = 1e-3;
   c.t_end = t_end;

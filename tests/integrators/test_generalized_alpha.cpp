@@ -7,14 +7,14 @@
 namespace cmb::test {
 namespace {
 
-const char* const kId = "generalized_alpha";
+const char* const kGeneralizedAlpha = "generalized_alpha";
 
 // [ArnoldBruls2007] prove order 2 for q (with the perturbed start): halving h from 2 ms to 1 ms
 // and to 0.5 ms divides the position error by 4 each time, ± the next term (order 2 ± 0.2).
 TEST(GeneralizedAlpha, PositionsConvergeAtOrderTwo) {
-  const double e1 = position_error(pendulum_run(kId, 2e-3, 1.0));
-  const double e2 = position_error(pendulum_run(kId, 1e-3, 1.0));
-  const double e3 = position_error(pendulum_run(kId, 5e-4, 1.0));
+  const double e1 = position_error(pendulum_run(kGeneralizedAlpha, 2e-3, 1.0));
+  const double e2 = position_error(pendulum_run(kGeneralizedAlpha, 1e-3, 1.0));
+  const double e3 = position_error(pendulum_run(kGeneralizedAlpha, 5e-4, 1.0));
   EXPECT_NEAR(std::log2(e1 / e2), 2.0, 0.2);
   EXPECT_NEAR(std::log2(e2 / e3), 2.0, 0.2);
 }
@@ -23,8 +23,8 @@ TEST(GeneralizedAlpha, PositionsConvergeAtOrderTwo) {
 // bounds it by e(1 ms)·10^-1.8; Φ = 0 holds to the Newton tolerance (1e-10 of the pendulum's
 // length 1) at every sample.
 TEST(GeneralizedAlpha, AtTenSecondsTheErrorIsWithinItsOrderBound) {
-  const double coarse = position_error(pendulum_run(kId, 1e-3, 10.0));
-  const auto fine = pendulum_run(kId, 1e-4, 10.0);
+  const double coarse = position_error(pendulum_run(kGeneralizedAlpha, 1e-3, 10.0));
+  const auto fine = pendulum_run(kGeneralizedAlpha, 1e-4, 10.0);
   EXPECT_LT(position_error(fine), coarse * std::pow(10.0, -1.8));
   EXPECT_LT(fine["metrics"]["drift"]["position"]["max"].get<double>(), 1e-10);
 }
@@ -32,8 +32,8 @@ TEST(GeneralizedAlpha, AtTenSecondsTheErrorIsWithinItsOrderBound) {
 // Without projections J v = ν holds to O(h²); the velocity projection makes it exact (to
 // rounding on a unit-size mechanism) at the same order in q.
 TEST(GeneralizedAlpha, TheVelocityProjectionPutsVOnTheConstraints) {
-  const auto plain = pendulum_run(kId, 1e-3, 1.0);
-  const auto projected = pendulum_run(kId, 1e-3, 1.0, {{"projections", "velocity"}});
+  const auto plain = pendulum_run(kGeneralizedAlpha, 1e-3, 1.0);
+  const auto projected = pendulum_run(kGeneralizedAlpha, 1e-3, 1.0, {{"projections", "velocity"}});
   EXPECT_GT(plain["metrics"]["drift"]["velocity"]["max"].get<double>(), 1e-9);
   EXPECT_LT(projected["metrics"]["drift"]["velocity"]["max"].get<double>(), 1e-12);
   EXPECT_LT(position_error(projected), 2 * position_error(plain));
@@ -45,7 +45,7 @@ TEST(GeneralizedAlpha, RefusesWhatItsFormulationCannotHold) {
   const auto short_run = [](const char* problem) {
     RunConfig c;
     c.problem = problem;
-    c.integrator = kId;
+    c.integrator = kGeneralizedAlpha;
     c.dt = 1e-3;
     c.t_end = 0.01;
     return quick_run(c);

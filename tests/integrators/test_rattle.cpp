@@ -10,13 +10,13 @@
 namespace cmb::test {
 namespace {
 
-const char* const kId = "rattle";
+const char* const kRattle = "rattle";
 
 nlohmann::json run(const char* problem, double dt, double t_end,
                    const nlohmann::json& params = nlohmann::json::object()) {
   RunConfig c;
   c.problem = problem;
-  c.integrator = kId;
+  c.integrator = kRattle;
   c.method_params = params;
   c.dt = dt;
   c.t_end = t_end;
@@ -26,9 +26,9 @@ nlohmann::json run(const char* problem, double dt, double t_end,
 // [HairerLubichWanner2006] VII.1 prove order 2: halving h from 2 ms to 1 ms and to 0.5 ms
 // divides the position error by 4 each time, ± the next term (order 2 ± 0.2).
 TEST(Rattle, PositionsConvergeAtOrderTwo) {
-  const double e1 = position_error(pendulum_run(kId, 2e-3, 1.0));
-  const double e2 = position_error(pendulum_run(kId, 1e-3, 1.0));
-  const double e3 = position_error(pendulum_run(kId, 5e-4, 1.0));
+  const double e1 = position_error(pendulum_run(kRattle, 2e-3, 1.0));
+  const double e2 = position_error(pendulum_run(kRattle, 1e-3, 1.0));
+  const double e3 = position_error(pendulum_run(kRattle, 5e-4, 1.0));
   EXPECT_NEAR(std::log2(e1 / e2), 2.0, 0.2);
   EXPECT_NEAR(std::log2(e2 / e3), 2.0, 0.2);
 }
@@ -61,7 +61,7 @@ TEST(Rattle, TheTopInNaturalCoordinatesConvergesAtOrderTwo) {
 // Both halves end on the constraints: Φ = 0 to the Newton tolerance (1e-10 of the pendulum's
 // length 1) and J v = 0 to the rounding of one linear solve, at every sample.
 TEST(Rattle, EveryStepEndsOnTheConstraints) {
-  const auto r = pendulum_run(kId, 1e-2, 100.0);
+  const auto r = pendulum_run(kRattle, 1e-2, 100.0);
   EXPECT_LT(r["metrics"]["drift"]["position"]["max"].get<double>(), 1e-10);
   EXPECT_LT(r["metrics"]["drift"]["velocity"]["max"].get<double>(), 1e-13);
 }
@@ -75,8 +75,8 @@ TEST(Rattle, EnergyErrorDoesNotGrowOverLongRuns) {
     EXPECT_EQ(r["status"], "ok") << r["message"];
     return r["metrics"]["energy"]["max_abs"].get<double>();  // E0 = 0: absolute
   };
-  const double first = energy_error(pendulum_run(kId, 1e-2, 100.0));
-  const double whole = energy_error(pendulum_run(kId, 1e-2, 1000.0));
+  const double first = energy_error(pendulum_run(kRattle, 1e-2, 100.0));
+  const double whole = energy_error(pendulum_run(kRattle, 1e-2, 1000.0));
   EXPECT_LT(whole, 2.0 * first);
   RunConfig rk4;
   rk4.problem = "simple_pendulum";
@@ -133,7 +133,7 @@ TEST(Rattle, TheSparsePathFollowsTheDensePath) {
     RunConfig c;
     c.problem = "spatial_chain";
     c.problem_params = {{"N", 4}};
-    c.integrator = kId;
+    c.integrator = kRattle;
     c.method_params = {{"linear_solver", solvers[k]}, {"tol", 1e-13}};
     c.dt = 1e-3;
     c.t_end = 0.2;
@@ -168,7 +168,7 @@ TEST(Rattle, TheSparsePathHasNoDenseSizeLimit) {
     RunConfig c;
     c.problem = "spatial_chain";
     c.problem_params = {{"N", 90}};
-    c.integrator = kId;
+    c.integrator = kRattle;
     c.method_params = {{"linear_solver", solver}};
     c.dt = 1e-3;
     c.t_end = 3e-3;
