@@ -12,9 +12,9 @@ const StepperSpec& integrator_stepper(const std::string& integrator_id) {
   static const std::map<std::string, StepperSpec> table = [] {
     std::map<std::string, StepperSpec> specs;
     for (const auto& entry : integrator_registry())
-      specs[entry.id] = {kDaeStepper, entry.kind, entry.order,
-                         "the own time stepping of the DAE integrator " + entry.id, nullptr,
-                         std::string()};
+      specs[entry.id] = {kDaeStepper, entry.kind,
+                         entry.order, "the own time stepping of the DAE integrator " + entry.id,
+                         nullptr,     std::string()};
     return specs;
   }();
   const auto it = table.find(integrator_id);

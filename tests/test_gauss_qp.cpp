@@ -101,7 +101,8 @@ TEST(GaussQp, UnilateralSupportCarriesTheWeightThenLetsGo) {
     const double t = s.t[i];
     // λ_c ≤ 0 is the support pushing up: support force = −λ_c = m g (1 − t) while in contact.
     if (t < 0.99) {
-      EXPECT_NEAR(-s.multipliers[i](0), PulledMassOnFloor::kMass * kQpGravity * (1.0 - t), 1e-6) << t;
+      EXPECT_NEAR(-s.multipliers[i](0), PulledMassOnFloor::kMass * kQpGravity * (1.0 - t), 1e-6)
+          << t;
       EXPECT_NEAR(s.outputs[i](1), 0.0, 1e-9) << t;
     }
     if (t > 1.05) {
