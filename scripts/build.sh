@@ -3,7 +3,7 @@
 # Usage: scripts/build.sh [cmake target ...]
 # Environment: CMB_BUILD_TYPE (default Release), CMB_WERROR=ON (warnings are errors; CI sets it,
 # the default is OFF). Compiles through ccache when it is installed (install_deps.sh installs it),
-# so a rebuild of unchanged sources, in this tree or another checkout, costs a cache look-up.
+# so a rebuild of unchanged sources in this checkout costs a cache look-up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
