@@ -19,8 +19,8 @@ cmake --build build-san -j2 --target cmb_unit_tests cmb_process_tests cmb_eta_te
   fuzz_reference_cache fuzz_results fuzz_run_request
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-# The slow tier first, on its own: its two longest tests take about 5 min each under the
-# sanitizers, and a fresh build has no timing history to start them early.
+# The slow tier first, on its own: its longest tests dominate the sanitized run, and a fresh
+# build has no timing history to start them early (docs/build.md, "CI time").
 (cd build-san && ctest -j2 --output-on-failure -L "^slow$" &&
    ctest -j2 --output-on-failure -L "^(unit|process)$")
 
