@@ -61,8 +61,11 @@ class BuildWithCMake(build_ext):
         configure = ["cmake", "-S", ROOT, "-B", build_dir, "-DCMB_PYTHON_MODULE=ON"]
         if cached_python(build_dir) is None:
             configure += ["-DCMAKE_BUILD_TYPE=Release", f"-DPython3_EXECUTABLE={python}"]
+            if shutil.which("ninja"):  # as scripts/build.sh: both cores stay busy
+                configure += ["-G", "Ninja"]
             if shutil.which("ccache"):  # as scripts/build.sh: a reinstall recompiles nothing
-                configure += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
+                configure += ["-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=" + ROOT +
+                              ";CCACHE_NOHASHDIR=true;ccache"]
         configure += os.environ.get("CMB_CMAKE_ARGS", "").split()
         jobs = os.environ.get("CMB_BUILD_JOBS", "2")
         self._run(configure)

@@ -8,7 +8,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
 options=(-DCMAKE_BUILD_TYPE="${CMB_BUILD_TYPE:-Release}" -DCMB_WERROR="${CMB_WERROR:-OFF}")
-if command -v ccache >/dev/null; then options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+# Ninja for a new build directory: it compiles a target's files while the libraries it links
+# are still being built, which keeps both cores busy (an existing directory keeps its generator).
+if [ ! -f build/CMakeCache.txt ]; then options+=(-G Ninja); fi
+# With the checkout as its base directory, ccache keys on paths relative to it, so clones at
+# other paths share the cache.
+if command -v ccache >/dev/null; then
+  options+=("-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$PWD;CCACHE_NOHASHDIR=true;ccache")
+fi
 cmake -S . -B build "${options[@]}" >/dev/null
 if [ $# -gt 0 ]; then
   cmake --build build -j2 --target "$@"

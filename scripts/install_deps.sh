@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  cmake g++ make git ccache
+  cmake g++ make ninja-build git ccache
   libeigen3-dev libboost-dev nlohmann-json3-dev libcli11-dev libgtest-dev libalglib-dev
   python3 python3-dev python3-matplotlib python3-numpy python3-sympy python3-pandas python3-pytest
   python3-hypothesis python3-jsonschema

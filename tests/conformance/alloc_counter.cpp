@@ -3,20 +3,14 @@
 #include <atomic>
 #include <cstddef>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define CMB_NO_MALLOC_HOOK 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CMB_NO_MALLOC_HOOK 1
-#endif
-#endif
+#include "sanitized.hpp"
 
 namespace {
 std::atomic<bool> g_counting{false};
 std::atomic<long> g_count{0};
 }  // namespace
 
-#ifndef CMB_NO_MALLOC_HOOK
+#ifndef CMB_TEST_SANITIZED
 extern "C" {
 void* __libc_malloc(std::size_t);
 void* __libc_calloc(std::size_t, std::size_t);
@@ -52,7 +46,7 @@ AllocationCounter::~AllocationCounter() { g_counting = false; }
 long AllocationCounter::count() const { return g_count.load(); }
 
 bool AllocationCounter::available() {
-#ifdef CMB_NO_MALLOC_HOOK
+#ifdef CMB_TEST_SANITIZED
   return false;
 #else
   return true;

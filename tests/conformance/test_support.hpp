@@ -10,6 +10,7 @@
 #include "core/problem.hpp"
 #include "harness/run/run.hpp"
 #include "harness/run/self_converged.hpp"
+#include "sanitized.hpp"
 
 namespace cmb::test {
 
