@@ -1,5 +1,5 @@
 // Whether this test program is built with AddressSanitizer (scripts/sanitize.sh), which owns
-// malloc and makes an integration ten to twenty times slower than in Release.
+// malloc and makes every integration much slower than in Release.
 #pragma once
 
 #if defined(__SANITIZE_ADDRESS__)
