@@ -6,35 +6,24 @@
 # seconds (default 45) starting from its committed seed corpus. A sanitizer report, a failing test
 # or a fuzzer crash fails the script; inputs that crashed are left in build-san/ (crash-*) to
 # become regression seeds. CMB_WERROR=ON makes clang's warnings errors (CI sets it).
-# Usage: scripts/sanitize.sh [build|check]: only the build, or only the tests and fuzzers of an
-# existing build-san/ (CI builds it while the Release tiers run); both when no argument is given.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step="${1:-all}"
-case "$step" in
-  build|check|all) ;;
-  *) echo "sanitize.sh: unknown step '$step' (valid: build, check, or none for both)" >&2; exit 2 ;;
-esac
-build() {  # configures and builds build-san/
-  bash scripts/install_deps.sh clang libclang-rt-14-dev
-  options=(-DCMAKE_BUILD_TYPE=Release -DCMB_SANITIZE=ON -DCMB_FUZZ=ON -DCMB_PYTHON_MODULE=OFF
-           -DCMB_WERROR="${CMB_WERROR:-OFF}")
-  # Ninja for a new build directory: it compiles a target's files while the libraries it links
-  # are still being built, which keeps both cores busy (an existing directory keeps its generator).
-  if [ ! -f build-san/CMakeCache.txt ]; then options+=(-G Ninja); fi
-  # With the checkout as its base directory, ccache keys on paths relative to it, so clones at
-  # other paths share the cache.
-  if command -v ccache >/dev/null; then
-    options+=("-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$PWD;CCACHE_NOHASHDIR=true;ccache")
-  fi
-  CC=clang CXX=clang++ cmake -S . -B build-san "${options[@]}" >/dev/null
-  # Only the C++ tiers' programs and the fuzzers: the sanitized tree runs nothing else.
-  cmake --build build-san -j2 --target cmb_unit_tests cmb_process_tests cmb_eta_tests \
-    cmb_extension_tests cmbench cmbench_stuck fuzz_campaign fuzz_params fuzz_record \
-    fuzz_reference_cache fuzz_results fuzz_run_request
-}
-[ "$step" = check ] || build
-[ "$step" != build ] || exit 0
+bash scripts/install_deps.sh clang libclang-rt-14-dev
+options=(-DCMAKE_BUILD_TYPE=Release -DCMB_SANITIZE=ON -DCMB_FUZZ=ON -DCMB_PYTHON_MODULE=OFF
+         -DCMB_WERROR="${CMB_WERROR:-OFF}")
+# Ninja for a new build directory: it compiles a target's files while the libraries it links
+# are still being built, which keeps both cores busy (an existing directory keeps its generator).
+if [ ! -f build-san/CMakeCache.txt ]; then options+=(-G Ninja); fi
+# With the checkout as its base directory, ccache keys on paths relative to it, so clones at
+# other paths share the cache.
+if command -v ccache >/dev/null; then
+  options+=("-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$PWD;CCACHE_NOHASHDIR=true;ccache")
+fi
+CC=clang CXX=clang++ cmake -S . -B build-san "${options[@]}" >/dev/null
+# Only the C++ tiers' programs and the fuzzers: the sanitized tree runs nothing else.
+cmake --build build-san -j2 --target cmb_unit_tests cmb_process_tests cmb_eta_tests \
+  cmb_extension_tests cmbench cmbench_stuck fuzz_campaign fuzz_params fuzz_record \
+  fuzz_reference_cache fuzz_results fuzz_run_request
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # The slow tier's tests carry the highest COST, so they start first (tests/CMakeLists.txt).
