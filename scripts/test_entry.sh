@@ -19,14 +19,12 @@ if [ "$list" -eq 1 ]; then dir="${CMB_BUILD_DIR:-build}"; else bash scripts/buil
 # The id is a parameter of GoogleTest's parameterized names: /ID, /ID__OTHER or /OTHER__ID, which
 # ctest shows followed by "  # GetParam() = ...".
 pattern="(/|__)${id}(__|  #|$)"
-count="$(cd "$dir" && ctest -N -L '^(unit|slow)$' -R "$pattern" | sed -n 's/^Total Tests: //p')"
+listing="$(cd "$dir" && ctest -N -L '^(unit|slow)$' -R "$pattern")"
+count="$(sed -n 's/^Total Tests: //p' <<<"$listing")"
 if [ "${count:-0}" -eq 0 ]; then
   echo "test_entry: no test names '$id': is it listed in its .def file (build/cmbench list)?" >&2
   exit 2
 fi
 echo "test_entry: ${count} tests of ${id}"
-if [ "$list" -eq 1 ]; then
-  (cd "$dir" && ctest -N -L '^(unit|slow)$' -R "$pattern" | grep 'Test *#')
-  exit 0
-fi
+if [ "$list" -eq 1 ]; then grep 'Test *#' <<<"$listing"; exit 0; fi
 cd build && ctest -j2 --output-on-failure -L '^(unit|slow)$' -R "$pattern"
