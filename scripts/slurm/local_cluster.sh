@@ -92,7 +92,8 @@ EOF
 export SLURM_CONF="$dir/slurm.conf"
 /usr/sbin/slurmctld -f "$SLURM_CONF"
 /usr/sbin/slurmd -f "$SLURM_CONF"
-for _ in $(seq 100); do
+# Up to a minute: the test suite runs beside it on a loaded machine.
+for _ in $(seq 300); do
   if sinfo -h -o '%T' 2>/dev/null | grep -qE '^(idle|mixed|allocated)'; then
     echo "export SLURM_CONF=$SLURM_CONF"
     exit 0

@@ -24,7 +24,6 @@ add_test(NAME example_notebook_runs
                  /usr/bin/python3 -m pytest -q -p no:cacheprovider
                  ${CMAKE_CURRENT_SOURCE_DIR}/figures/test_notebook.py
          WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
-set_tests_properties(example_notebook_runs PROPERTIES PROCESSORS 2)
 # The long-horizon figure's growth rates: within the bound a noisy power law allows, over
 # generated series (hypothesis); "bounded" for a bounded error; drawn only for long runs.
 add_test(NAME long_horizon_growth_rates
