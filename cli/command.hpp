@@ -26,6 +26,9 @@ Command add_compare_command(CLI::App& app);
 // An integer option's lower bound, with a message that names the value (CLI11's own range check
 // prints the largest double instead).
 CLI::Validator integer_at_least(long minimum);
+// A value that must be given when its option is: an empty one would read as the option left out
+// (`--campaign ''` would skip the stale-shard check, `--integrator ''` choose method and stepper).
+CLI::Validator not_empty(const std::string& what);
 // A path cmbench writes to: neither empty nor "-" (records/output.hpp, output_path_problem).
 CLI::Validator output_path();
 

@@ -16,6 +16,14 @@ CLI::Validator output_path() {
       "PATH");
 }
 
+CLI::Validator not_empty(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& text) -> std::string {
+        return text.empty() ? "'' is empty: give " + what : std::string();
+      },
+      "");
+}
+
 CLI::Validator integer_at_least(long minimum) {
   return CLI::Validator(
       [minimum](std::string& text) -> std::string {

@@ -120,9 +120,11 @@ Command add_merge_command(CLI::App& app) {
   merge->add_flag("--force", o->merge.force,
                   "merge results of different campaign files or builds, or replace an earlier "
                   "merge in --out");
-  merge->add_option("--campaign", o->merge.campaign,
-                    "the campaign file the shards were submitted with: refuse any input that "
-                    "holds the results of another (a stale shard), even with --force");
+  merge
+      ->add_option("--campaign", o->merge.campaign,
+                   "the campaign file the shards were submitted with: refuse any input that "
+                   "holds the results of another (a stale shard), even with --force")
+      ->check(not_empty("the campaign file"));
   merge->add_flag("--allow-partial", o->merge.allow_partial,
                   "merge an incomplete set of shards (the missing ones are recorded in "
                   "results.json as missing_shards)");

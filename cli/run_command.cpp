@@ -249,12 +249,16 @@ Command add_run_command(CLI::App& app) {
   auto* run = app.add_subcommand(
       "run", "Run one problem with one method and one stepper, or with one DAE integrator");
   run->add_option("--problem", config.problem, "problem id (see `cmbench list problems`)")
-      ->required();
-  run->add_option("--method", config.method, "method id (see `cmbench list methods`)");
-  run->add_option("--stepper", config.stepper, "stepper id (see `cmbench list steppers`)");
+      ->required()
+      ->check(not_empty("a problem id (`cmbench list problems`)"));
+  run->add_option("--method", config.method, "method id (see `cmbench list methods`)")
+      ->check(not_empty("a method id (`cmbench list methods`)"));
+  run->add_option("--stepper", config.stepper, "stepper id (see `cmbench list steppers`)")
+      ->check(not_empty("a stepper id (`cmbench list steppers`)"));
   run->add_option("--integrator", o->integrator,
                   "a DAE integrator instead of method and stepper (see `cmbench list "
-                  "integrators`)");
+                  "integrators`)")
+      ->check(not_empty("an integrator id (`cmbench list integrators`)"));
   run->add_option("--param", o->params,
                   "parameter key=value; keys: problem.KEY, method.KEY, or an unprefixed key "
                   "that only one of them declares (repeatable)");
