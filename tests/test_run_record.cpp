@@ -18,6 +18,7 @@
 #include "harness/campaign/campaign_workers.hpp"
 #include "harness/run/run.hpp"
 #include "records/run_record.hpp"
+#include "test_support.hpp"
 
 namespace cmb::test {
 namespace {
@@ -204,7 +205,7 @@ TEST(RunRecord, MessagesQuotingDamagedFilesAreWritten) {
     EXPECT_NO_THROW(json(excerpt(value, cut)).dump()) << "cut at " << cut;
   RunRecord record = read_run_record(rich_record(), "r.json");
   record.message = std::string("last read: '\xff\xfe\xc3'");
-  const fs::path file = fs::temp_directory_path() / "cmb_run_record_message.json";
+  const fs::path file = cmb::test::scratch_path("run_record_message.json");
   ASSERT_NO_THROW(write_run_record(file.string(), record));
   EXPECT_NE(read_json_file(file.string(), "r")["message"].get<std::string>().find("\xef\xbf\xbd"),
             std::string::npos);

@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <mutex>
+#include <set>
+#include <system_error>
 
 #include "catalog/catalog.hpp"
 #include "core/assembly.hpp"
@@ -10,9 +13,40 @@
 
 namespace cmb::test {
 
+namespace {
+
+// The scratch paths this process handed out, removed at its exit. Only by the process that made
+// them: a forked child that exits normally must not delete its parent's files.
+class ScratchPaths {
+ public:
+  void add(const std::filesystem::path& path) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    paths_.insert(path);
+  }
+  ~ScratchPaths() {
+    if (::getpid() != owner_) return;
+    std::error_code ignored;
+    for (const auto& path : paths_) std::filesystem::remove_all(path, ignored);
+  }
+
+ private:
+  const pid_t owner_ = ::getpid();
+  std::mutex mutex_;
+  std::set<std::filesystem::path> paths_;
+};
+
+ScratchPaths& scratch_paths() {
+  static ScratchPaths paths;
+  return paths;
+}
+
+}  // namespace
+
 std::filesystem::path scratch_path(const std::string& name) {
-  return std::filesystem::temp_directory_path() /
-         ("cmb_" + name + "_" + std::to_string(::getpid()));
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("cmb_" + name + "_" + std::to_string(::getpid()));
+  scratch_paths().add(path);
+  return path;
 }
 
 std::filesystem::path fresh_scratch_dir(const std::string& name) {

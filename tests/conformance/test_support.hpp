@@ -22,6 +22,8 @@ bool has_tag(const Problem& problem, const std::string& tag);
 
 // <temp>/cmb_<name>_<pid>: a scratch path of this test process, so that test runs sharing a
 // machine (two checkouts, a sanitizer build beside a release one) never write into each other.
+// Whatever is left at such a path is removed when the test process exits normally, so a passing
+// suite leaves nothing in the temporary directory.
 std::filesystem::path scratch_path(const std::string& name);
 
 // scratch_path(name), emptied and created.
