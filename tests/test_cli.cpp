@@ -200,6 +200,25 @@ TEST(Cli, DenseMethodsRefuseProblemsBeyondTheirSize) {
   }
 }
 
+// When their sparse path cannot certify J's rank and the model is beyond what the dense SVD that
+// would decide it accepts, the pseudo-inverse methods end the run with a recorded status at its
+// first evaluation (spatial_chain N = 84: n = 1008), which packs the state outside the stepping
+// loop; it was reported as an internal error (exit 3), again at every --resume.
+TEST(Cli, ARankThePseudoInverseMethodsCannotDecideIsARecordedStatus) {
+  for (const std::string method : {"svd_null_space", "udwadia_kalaba"}) {
+    const std::string out = temp_path("uncertified_" + method + ".json");
+    const CliResult r = cli("run --problem spatial_chain --param N=84 --method " + method +
+                            " --stepper rk4 --dt 0.001 --t-end 0.001 --repeat 0 --out " + out);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    std::ifstream in(out);
+    const auto record = nlohmann::json::parse(in);
+    EXPECT_EQ(record["status"], "singular") << r.output;
+    EXPECT_NE(record["message"].get<std::string>().find("limited to 1000 coordinates"),
+              std::string::npos)
+        << record["message"];
+  }
+}
+
 // A step too small to change t (here the first trial step, 1e-4·t_end, underflows to 0) ends the
 // run at once with step_limit, instead of after max_steps steps that go nowhere.
 TEST(Cli, AStepThatDoesNotAdvanceTimeEndsTheRunAtOnce) {

@@ -196,15 +196,24 @@ RunResult execute_run(PreparedRun& run) {
   } catch (const std::bad_alloc&) {
     return stop_before_start(RunStatus::out_of_memory, out_of_memory_message(run, "binding"));
   }
-  try {
-    integrate_and_record(run, q0, v0, result);
-  } catch (const std::bad_alloc&) {
-    // What the run measured is incomplete: the record keeps what was asked and how it started.
+  // What a run that failed here measured is incomplete: the record keeps what was asked and how
+  // it started. A numerical failure outside the stepping loop's own handling (the first
+  // evaluation that packs the state, the first sample, the timing repetitions) ends the run
+  // with its status like one inside it.
+  auto discard_measurements = [&]() {
     result.series = SampleSeries();
     const std::optional<InitialRecord> initial = rec.initial;
     rec = record_header(run);
     rec.reference = run.reference_block;
     rec.initial = initial;
+  };
+  try {
+    integrate_and_record(run, q0, v0, result);
+  } catch (const NumericalFailure& failure) {
+    discard_measurements();
+    return stop_before_start(failure.status(), failure.what());
+  } catch (const std::bad_alloc&) {
+    discard_measurements();
     return stop_before_start(RunStatus::out_of_memory, out_of_memory_message(run, "running"));
   }
   // Parameters a formulation derives at its start (ali3p's row penalties α_i) exist only now.

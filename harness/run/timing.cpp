@@ -159,8 +159,13 @@ std::string repeat_once(PreparedRun& run, const Vec& q0, const Vec& v0,
                         const RepeatedWork& expected, Vec& x, std::vector<double>& wall,
                         std::vector<double>& cpu) {
   Formulation& method = run.formulation();
-  method.bind(*run.problem);
-  method.pack(0.0, q0, v0, x);
+  try {  // the instrumented run got through both: a repetition that does not is not timed
+    method.bind(*run.problem);
+    method.pack(0.0, q0, v0, x);
+  } catch (const NumericalFailure& failure) {
+    return std::string("not timed: a repetition ended ") + to_string(failure.status()) +
+           " before its first step: " + failure.what();
+  }
   const double cpu0 = thread_cpu_seconds();
   const auto t0 = std::chrono::steady_clock::now();
   const LoopOutcome outcome = integrate_run(run, x, nullptr, run.config.limits);
