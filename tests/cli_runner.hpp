@@ -16,6 +16,10 @@ CliResult cli_of(const std::string& program, const std::string& args);
 // cli() under a CPU-time limit (ulimit -t): a command that would not end is killed by SIGXCPU and
 // fails (exit code not 0) instead of hanging, and the machine's load does not count.
 CliResult cli_cpu_limited(int cpu_seconds, const std::string& args);
+// cli_in() with standard output sent by the shell redirection `stdout_redirection`
+// (">/dev/full", ">&-"): `output` is then what the command wrote to standard error.
+CliResult cli_with_stdout(const std::string& dir, const std::string& stdout_redirection,
+                          const std::string& args);
 // The same with `dir` as the working directory.
 CliResult cli_in(const std::string& dir, const std::string& args);
 

@@ -1,7 +1,8 @@
 // Every option naming a file or directory cmbench writes refuses an empty path (which would
 // mean the current directory or the default, by accident) and "-" (which would create a file
 // named "-"), with exit 2, a message naming the option, and nothing written; and `cmbench run`
-// refuses a record and a series that are one file however the two paths spell it.
+// refuses a record and a series that are one file however the two paths spell it. What a command
+// prints is part of its result: on a full or closed standard output it fails.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -17,6 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using cmb::test::cli_in;
+using cmb::test::cli_with_stdout;
 using cmb::test::CliResult;
 
 bool empty_dir(const fs::path& dir) {
@@ -67,6 +69,40 @@ TEST(OutputPaths, RunRefusesARecordAndASeriesThatAreOneFile) {
     EXPECT_FALSE(fs::exists(work / "record.json")) << series;
   }
   fs::remove_all(work);
+}
+
+// Every command, and every command's --help, with standard output on a full device and closed:
+// a non-zero exit and a message on standard error that names standard output. A closed one
+// would otherwise be the descriptor of the next file opened (a record), so nothing is written.
+TEST(OutputPaths, EveryCommandFailsWhenItsStandardOutputCannotBeWritten) {
+  const fs::path inputs = cmb::test::fresh_scratch_dir("stdout_inputs");
+  const fs::path campaign = inputs / "c.json";
+  std::ofstream(campaign) << R"({"name": "c", "problems": [{"id": "simple_pendulum"}],
+    "methods": [{"id": "index1"}], "steppers": [{"id": "rk4", "dt": 0.01}]})";
+  const std::string set =
+      (fs::path(CMB_SOURCE_DIR) / "results" / "scaling" / "2026-11-27_24879888e99b").string();
+  std::vector<std::string> commands = {"list",
+                                       "list --json",
+                                       "describe simple_pendulum",
+                                       "describe n_four_bar --param N=3",
+                                       kRun,
+                                       "campaign " + campaign.string() + " --dry-run",
+                                       "compare " + set + " " + set,
+                                       "--version",
+                                       "--help"};
+  for (const std::string command : {"list", "describe", "run", "campaign", "merge", "compare"})
+    commands.push_back(command + " --help");
+  for (const auto& command : commands)
+    for (const std::string redirection : {">/dev/full", ">&-"}) {
+      const fs::path work = cmb::test::fresh_scratch_dir("stdout_work");
+      const CliResult r = cli_with_stdout(work.string(), redirection, command);
+      EXPECT_NE(r.exit_code, 0) << command << " " << redirection << ": " << r.output;
+      EXPECT_NE(r.output.find("standard output"), std::string::npos)
+          << command << " " << redirection << ": " << r.output;
+      if (redirection == ">&-")
+        EXPECT_TRUE(empty_dir(work)) << command << " with standard output closed wrote a file";
+    }
+  fs::remove_all(inputs);
 }
 
 }  // namespace
