@@ -35,6 +35,72 @@ bool standard_descriptors_ready() {
   return false;
 }
 
+constexpr std::size_t kQuoteChars = 80;        // what a message keeps of a long quoted value
+constexpr std::size_t kLongestQuote = 120;     // longer than this, a piece of a message is cut
+constexpr std::size_t kLongestMessage = 4000;  // and a whole message longer than this
+
+// The first `keep` bytes of `text`, cut before a UTF-8 character.
+std::string utf8_prefix(const std::string& text, std::size_t keep) {
+  while (keep > 0 && keep < text.size() && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80)
+    --keep;
+  return text.substr(0, keep);
+}
+
+// The first kQuoteChars characters of `text`, cut before a UTF-8 character, and its length.
+std::string shortened(const std::string& text) {
+  return utf8_prefix(text, kQuoteChars) + "… (" + std::to_string(text.size()) + " characters)";
+}
+
+// `message` with every long value it quotes shortened: the command-line arguments (and what
+// follows their first '=') and any run of non-space characters longer than kLongestQuote, which
+// is what an id, a key or a value from a file becomes. Messages list valid ids separated by
+// spaces, so nothing cmbench wrote itself is cut. Last, a message is kept to kLongestMessage
+// (a long value from a file with spaces in it).
+std::string with_quotes_shortened(std::string message, int argc, char** argv) {
+  auto replace_all = [&message](const std::string& piece) {
+    if (piece.size() <= kLongestQuote) return;
+    const std::string short_piece = shortened(piece);
+    for (std::size_t at = message.find(piece); at != std::string::npos;
+         at = message.find(piece, at + short_piece.size()))
+      message.replace(at, piece.size(), short_piece);
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string argument = argv[i];
+    replace_all(argument);
+    const std::size_t equals = argument.find('=');
+    if (equals != std::string::npos) {
+      replace_all(argument.substr(0, equals));
+      replace_all(argument.substr(equals + 1));
+    }
+  }
+  std::string out;
+  std::size_t start = 0;
+  while (start < message.size()) {
+    const std::size_t space = message.find_first_of(" \n", start);
+    const std::size_t end = space == std::string::npos ? message.size() : space;
+    const std::string word = message.substr(start, end - start);
+    if (word.size() <= kLongestQuote) {
+      out += word;
+    } else {  // the quotes and punctuation around the value stay
+      // One opening character and up to two closing ones ("'," or "')").
+      const std::size_t first = std::string("'\"(").find(word.front()) != std::string::npos;
+      std::size_t last = word.size() - 1;
+      for (int i = 0; i < 2 && std::string("'\"),:;").find(word[last]) != std::string::npos; ++i)
+        --last;
+      if (last < first || last - first < kQuoteChars)
+        out += shortened(word);
+      else
+        out += word.substr(0, first) + shortened(word.substr(first, last + 1 - first)) +
+               word.substr(last + 1);
+    }
+    if (end < message.size()) out += message[end];
+    start = end + 1;
+  }
+  if (out.size() <= kLongestMessage) return out;
+  return utf8_prefix(out, kLongestMessage) + "… (the message's other " +
+         std::to_string(out.size() - utf8_prefix(out, kLongestMessage).size()) + " characters cut)";
+}
+
 // A command's exit code, or 2 when what it printed did not reach standard output (a full disk,
 // a closed pipe): its output is part of its result, so success must not be claimed.
 int with_output_checked(int code) {
@@ -78,16 +144,18 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return with_output_checked(app.exit(e));  // --help, --version
     const auto parsed = app.get_subcommands();
-    std::cerr << "cmbench: error: " << e.what() << "\n(run `cmbench "
+    std::cerr << "cmbench: error: " << with_quotes_shortened(e.what(), argc, argv)
+              << "\n(run `cmbench "
               << (parsed.empty() ? std::string() : parsed.front()->get_name() + " ")
               << "--help` for usage)\n";
     return 2;
   } catch (const InputError& e) {
-    std::cerr << "cmbench: error: " << e.what() << "\n";
+    std::cerr << "cmbench: error: " << with_quotes_shortened(e.what(), argc, argv) << "\n";
     return 2;
   } catch (const std::exception& e) {
     // Never a crash: anything else is a cmbench bug, reported as such.
-    std::cerr << "cmbench: internal error (please report): " << e.what() << "\n";
+    std::cerr << "cmbench: internal error (please report): "
+              << with_quotes_shortened(e.what(), argc, argv) << "\n";
     return 3;
   }
 }
