@@ -7,6 +7,7 @@
 #include "catalog/catalog.hpp"
 #include "catalog/catalog_doc.hpp"
 #include "cli/command.hpp"
+#include "core/method.hpp"
 #include "harness/run/run_settings.hpp"
 #include "steppers/steppers.hpp"
 
@@ -99,6 +100,24 @@ std::string coordinate_list(const nlohmann::json& names) {
   return " (" + join(names.get<std::vector<std::string>>(), ", ") + ")";
 }
 
+// "rank of J at t = 0: r of m", or why describe did not decide it.
+std::string rank_text(const nlohmann::json& d) {
+  const auto& s = d["sizes"];
+  if (d["rank_at_start"].is_null())
+    return "rank of J at t = 0 not computed (describe decides it by a dense SVD, up to " +
+           std::to_string(kMaxDenseCoordinates) + " coordinates)";
+  return "rank of J at t = 0: " + d["rank_at_start"].dump() + " of " +
+         std::to_string(s["mh"].get<int>() + s["mn"].get<int>());
+}
+
+std::string mobility_text(const nlohmann::json& d) {
+  if (!d["mobility"].is_null()) return d["mobility"].dump() + " (coordinates − rank of J at t = 0)";
+  const auto& s = d["sizes"];
+  return "at least " +
+         std::to_string(s["nq"].get<int>() - s["mh"].get<int>() - s["mn"].get<int>()) +
+         " (coordinates − constraint rows)";
+}
+
 void print_description(const std::string& id, const std::vector<std::string>& params) {
   const nlohmann::json d = problem_description(id, given_params(params));
   const auto& s = d["sizes"];
@@ -110,9 +129,8 @@ void print_description(const std::string& id, const std::vector<std::string>& pa
       << "  tags:         " << (tags.empty() ? "-" : join(tags, ", ")) << "\n"
       << "  coordinates:  " << s["nq"] << coordinate_list(d["coordinate_names"]) << "\n"
       << "  constraints:  " << s["mh"] << " holonomic, " << s["mn"] << " nonholonomic, " << s["mu"]
-      << " unilateral; rank of J at t = 0: " << d["rank_at_start"] << " of "
-      << s["mh"].get<int>() + s["mn"].get<int>() << "\n"
-      << "  mobility:     " << d["mobility"] << " (coordinates − rank of J at t = 0)\n"
+      << " unilateral; " << rank_text(d) << "\n"
+      << "  mobility:     " << mobility_text(d) << "\n"
       << "  outputs:      " << join(d["outputs"].get<std::vector<std::string>>(), ", ") << "\n"
       << "  horizon:      " << d["t_end"].get<double>()
       << " s (default; --t-end or t_end to change)\n"
