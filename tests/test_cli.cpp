@@ -112,8 +112,8 @@ TEST(Cli, DescribeReportsCountsRankAndReference) {
 }
 
 // describe is cheap at any size: every problem with every integer parameter at its largest
-// allowed value (n_four_bar N = 1000 took over 120 s and 1.4 GB for the Jacobi SVD of a dense
-// 6002 × 6003 J). Under a CPU-time cap far above the fraction of a second it takes.
+// allowed value (a Jacobi SVD of n_four_bar's dense 6002 × 6003 J at N = 1000 took minutes and
+// gigabytes). Under a CPU-time cap far above the fraction of a second it takes.
 TEST(Cli, DescribeIsCheapAtEveryProblemsLargestSize) {
   const CliResult list = cli("list --json");
   ASSERT_EQ(list.exit_code, 0) << list.output;

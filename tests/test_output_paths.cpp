@@ -29,13 +29,25 @@ const std::string kRun =
     "run --problem simple_pendulum --method index1 --stepper rk4 --dt 0.01 --t-end 0.1 "
     "--repeat 0";
 
-TEST(OutputPaths, EveryOutputOptionRefusesAnEmptyPathAndADash) {
-  const fs::path inputs = cmb::test::fresh_scratch_dir("output_paths_inputs");
-  const fs::path campaign = inputs / "c.json";
-  std::ofstream(campaign) << R"({"name": "c", "problems": [{"id": "simple_pendulum"}],
+// A one-run campaign file in a fresh scratch directory `name`, and a committed result set: the
+// inputs of the commands these tests try.
+struct Inputs {
+  fs::path dir, campaign;
+  std::string set;
+};
+
+Inputs command_inputs(const std::string& name) {
+  Inputs in;
+  in.dir = cmb::test::fresh_scratch_dir(name);
+  in.campaign = in.dir / "c.json";
+  std::ofstream(in.campaign) << R"({"name": "c", "problems": [{"id": "simple_pendulum"}],
     "methods": [{"id": "index1"}], "steppers": [{"id": "rk4", "dt": 0.01}]})";
-  const std::string set =
-      (fs::path(CMB_SOURCE_DIR) / "results" / "scaling" / "2026-11-27_24879888e99b").string();
+  in.set = (fs::path(CMB_SOURCE_DIR) / "results" / "scaling" / "2026-11-27_24879888e99b").string();
+  return in;
+}
+
+TEST(OutputPaths, EveryOutputOptionRefusesAnEmptyPathAndADash) {
+  const auto [inputs, campaign, set] = command_inputs("output_paths_inputs");
   const std::vector<std::pair<std::string, std::string>> options = {
       {kRun, "--out"},
       {kRun, "--series"},
@@ -75,12 +87,7 @@ TEST(OutputPaths, RunRefusesARecordAndASeriesThatAreOneFile) {
 // a non-zero exit and a message on standard error that names standard output. A closed one
 // would otherwise be the descriptor of the next file opened (a record), so nothing is written.
 TEST(OutputPaths, EveryCommandFailsWhenItsStandardOutputCannotBeWritten) {
-  const fs::path inputs = cmb::test::fresh_scratch_dir("stdout_inputs");
-  const fs::path campaign = inputs / "c.json";
-  std::ofstream(campaign) << R"({"name": "c", "problems": [{"id": "simple_pendulum"}],
-    "methods": [{"id": "index1"}], "steppers": [{"id": "rk4", "dt": 0.01}]})";
-  const std::string set =
-      (fs::path(CMB_SOURCE_DIR) / "results" / "scaling" / "2026-11-27_24879888e99b").string();
+  const auto [inputs, campaign, set] = command_inputs("stdout_inputs");
   std::vector<std::string> commands = {"list",
                                        "list --json",
                                        "describe simple_pendulum",
