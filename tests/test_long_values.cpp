@@ -107,8 +107,9 @@ TEST(LongValues, CampaignFileValuesAreQuotedBriefly) {
     EXPECT_EQ(r.exit_code, 2) << where << ": " << r.output.substr(0, 400);
     EXPECT_LT(r.output.size(), 4200u) << where << ": " << r.output.substr(0, 400);
     // A value with spaces from a file is bounded by the message's length; one without, briefly.
-    if (i % 2 == 0)
+    if (i % 2 == 0) {
       EXPECT_TRUE(quotes_briefly(r.output, value)) << where << ": " << r.output.substr(0, 400);
+    }
   }
 }
 

@@ -106,8 +106,9 @@ TEST(OutputPaths, EveryCommandFailsWhenItsStandardOutputCannotBeWritten) {
       EXPECT_NE(r.exit_code, 0) << command << " " << redirection << ": " << r.output;
       EXPECT_NE(r.output.find("standard output"), std::string::npos)
           << command << " " << redirection << ": " << r.output;
-      if (redirection == ">&-")
+      if (redirection == ">&-") {
         EXPECT_TRUE(empty_dir(work)) << command << " with standard output closed wrote a file";
+      }
     }
   fs::remove_all(inputs);
 }
