@@ -37,7 +37,7 @@ RunRecord crash_record(const CampaignRun& run, const std::string& why,
                        RunStatus status = RunStatus::crashed);
 
 // SIGINT, SIGTERM and SIGHUP stop a campaign the same way: the parent notices (the handler only
-// sets a flag and interrupts waitpid), stops and reaps its workers, removes their temporary files
+// sets a flag and interrupts the wait), stops and reaps its workers, removes their temporary files
 // and gives the caller back its own handlers (CampaignStopped); --resume finishes the rest.
 class StopSignals {
  public:
@@ -70,8 +70,8 @@ pid_t start_timing_worker(const CampaignRun& run, const std::filesystem::path& o
 // no longer pending, with a note saying why.
 void note_failed_timing(const std::filesystem::path& record, int wstatus);
 
-// Waits for a worker to end, killing those past their time limit plus margin meanwhile. Returns
-// -1 with errno EINTR when a stop signal arrived.
+// Waits for one of `active` to end (no other child of the process is reaped), killing those past
+// their time limit plus margin meanwhile. Returns -1 with errno EINTR when a stop signal arrived.
 pid_t wait_for_worker(Active& active, int& wstatus);
 
 // Stops the other workers after one could not write (they would meet the same full disk), waits

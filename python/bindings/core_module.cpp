@@ -87,7 +87,7 @@ class CallbackProgress : public cmb::CampaignProgress {
     else if (status != "ok")
       ++not_ok_;
     eta_.finished(run, seconds, status == "ok");
-    call("runs", done_, total_, &run, status, seconds, done_ == total_);
+    call("runs", done_, total_, &run, status, seconds, done_ == 1 || done_ == total_);
   }
   void timed(const cmb::CampaignRun& run, std::size_t done, std::size_t total,
              double seconds) override {
