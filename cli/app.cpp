@@ -11,6 +11,7 @@
 
 #include "cli/command.hpp"
 #include "core/errors.hpp"
+#include "core/memory_reserve.hpp"
 #include "core/params.hpp"
 #include "harness/run/context.hpp"
 
@@ -112,13 +113,8 @@ int with_output_checked(int code) {
   return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (!standard_descriptors_ready()) return 2;
-  // Past a file-size limit (ulimit -f) a write fails with EFBIG and is reported, instead of the
-  // process dying of SIGXFSZ with half-written temporary files.
-  std::signal(SIGXFSZ, SIG_IGN);
+// Parses the command line and runs the command; main() adds what may fail before that.
+int parse_and_run(int argc, char** argv) {
   CLI::App app{
       "cmbench: swap constraint-enforcement methods on the same mechanism and stepper, "
       "and measure accuracy, drift, energy and cost."};
@@ -152,11 +148,31 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << "cmbench: error: " << with_quotes_shortened(e.what(), argc, argv) << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    throw;  // main() reports it, with nothing else to allocate
   } catch (const std::exception& e) {
     // Never a crash: anything else is a cmbench bug, reported as such.
     std::cerr << "cmbench: internal error (please report): "
               << with_quotes_shortened(e.what(), argc, argv) << "\n";
     return 3;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (!standard_descriptors_ready()) return 2;
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG and is reported, instead of the
+  // process dying of SIGXFSZ with half-written temporary files.
+  std::signal(SIGXFSZ, SIG_IGN);
+  keep_memory_reserve();  // a shortage is reported, not a SIGABRT from a clean-up that allocates
+  try {
+    return parse_and_run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "cmbench: error: not enough memory for `cmbench " << (argc > 1 ? argv[1] : "")
+              << "` (an allocation failed): give it more (ulimit -v, the job's memory request); "
+                 "nothing half-written is left behind\n";
+    return 2;
   }
 }
 

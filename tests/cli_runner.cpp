@@ -31,6 +31,11 @@ CliResult cli_cpu_limited(int cpu_seconds, const std::string& args) {
                    " " + args + " 2>&1");
 }
 
+CliResult cli_memory_limited(const std::string& dir, long kib, const std::string& args) {
+  return run_shell("cd '" + dir + "' && ulimit -v " + std::to_string(kib) + " && exec " +
+                   std::string(CMB_CLI_PATH) + " " + args + " 2>&1");
+}
+
 CliResult cli_with_stdout(const std::string& dir, const std::string& stdout_redirection,
                           const std::string& args) {
   return run_shell("cd '" + dir + "' && " + std::string(CMB_CLI_PATH) + " " + args + " 2>&1 " +

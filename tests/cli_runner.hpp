@@ -16,6 +16,9 @@ CliResult cli_of(const std::string& program, const std::string& args);
 // cli() under a CPU-time limit (ulimit -t): a command that would not end is killed by SIGXCPU and
 // fails (exit code not 0) instead of hanging, and the machine's load does not count.
 CliResult cli_cpu_limited(int cpu_seconds, const std::string& args);
+// cli_in() under an address-space limit of `kib` KiB (ulimit -v): a memory shortage at a chosen
+// size, with the machine's own memory out of it.
+CliResult cli_memory_limited(const std::string& dir, long kib, const std::string& args);
 // cli_in() with standard output sent by the shell redirection `stdout_redirection`
 // (">/dev/full", ">&-"): `output` is then what the command wrote to standard error.
 CliResult cli_with_stdout(const std::string& dir, const std::string& stdout_redirection,
