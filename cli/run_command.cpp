@@ -74,8 +74,9 @@ void check_outputs(const std::string& out_path, const std::string& series_path) 
   if (!out_path.empty() && !series_path.empty() && same_file(out_path, series_path))
     throw InputError("--out '" + out_path + "' and --series '" + series_path +
                      "' name the same file: the record and the series would overwrite each other");
-  if (!out_path.empty()) check_writable(out_path);
-  if (!series_path.empty()) check_writable(series_path);
+  // Paths the user named for this run's outputs: a device or a FIFO (/dev/stdout) is written.
+  if (!out_path.empty()) check_writable(out_path, NonRegular::write_in_place);
+  if (!series_path.empty()) check_writable(series_path, NonRegular::write_in_place);
 }
 
 // Removes the series file at `series_path`: one written before the record failed, or an earlier
@@ -91,12 +92,15 @@ void remove_series_file(const std::string& series_path) {
 void write_outputs(const std::string& out_path, const RunResult& result,
                    const std::string& series_path) {
   if (!series_path.empty())
-    write_file_atomically(series_path, [&result](const Emit& emit) {
-      stream_series_csv(*result.problem, result.series, result.reference, emit);
-    });
+    write_file_atomically(
+        series_path,
+        [&result](const Emit& emit) {
+          stream_series_csv(*result.problem, result.series, result.reference, emit);
+        },
+        NonRegular::write_in_place);
   if (out_path.empty()) return;
   try {
-    write_run_record(out_path, result.record, 2);
+    write_run_record(out_path, result.record, 2, NonRegular::write_in_place);
   } catch (const OutputError&) {
     remove_series_file(series_path);
     throw;
@@ -160,7 +164,7 @@ int run_with(RunConfig config, const std::vector<std::string>& params, const std
     stopped.context = run_context();
     int code = 1;
     try {
-      if (!out_path.empty()) write_run_record(out_path, stopped, 2);
+      if (!out_path.empty()) write_run_record(out_path, stopped, 2, NonRegular::write_in_place);
       remove_series_file(series_path);
       std::cout << stopped.key << ": time_limit (" << why.str() << ")" << std::endl;
     } catch (const OutputError& e) {

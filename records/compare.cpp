@@ -204,7 +204,8 @@ int compare_results(const ResultsFile& a_file, const ResultsFile& b_file,
   if (!options.json_out.empty())
     write_file_atomically(
         options.json_out,
-        comparison_json(c, a_file.name, b_file.name, options.rel_tol).dump(1) + "\n");
+        comparison_json(c, a_file.name, b_file.name, options.rel_tol).dump(1) + "\n",
+        NonRegular::write_in_place);  // a path the user named: /dev/stdout is one
   return static_cast<int>(c.changes.size() + c.only_a.size() + c.only_b.size());
 }
 

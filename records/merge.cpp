@@ -41,6 +41,7 @@ void check_out_dir(const std::string& out_dir, bool force) {
     throw OutputError("--out '" + out_dir +
                       "' is not a directory (merge writes results.json into it)");
   if (fs::is_directory(status)) {
+    check_writable(target.string());  // first: a FIFO or a device there is named as what it is
     const bool unfinished = fs::exists(dir / kMergingMarker, ec);
     const bool merged = unfinished || (fs::exists(target, ec) && written_by_merge(target));
     if (fs::exists(dir / "campaign.json", ec) || (fs::exists(dir / "runs", ec) && !merged))
@@ -220,7 +221,12 @@ std::vector<FileCopy> run_files(const json& runs, const std::vector<std::size_t>
       const fs::path from = fs::path(dirs[origins[r]]) / name.get<std::string>();
       const fs::path to = fs::path(out_dir) / name.get<std::string>();
       std::error_code ec;
-      if (!fs::is_regular_file(from, ec)) {
+      const fs::file_status source = fs::status(from, ec);
+      if (fs::exists(source) && !fs::is_regular_file(source))
+        throw InputError("'" + from.string() +
+                         "' is not a regular file (a FIFO, a device or a directory where a "
+                         "run's file belongs): merge copies only a set's own files");
+      if (!fs::is_regular_file(source)) {
         ++summary.files_missing;
         continue;
       }

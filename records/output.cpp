@@ -52,10 +52,35 @@ void write_produced(int fd, const Producer& produce, const std::string& path) {
   produce([&](const std::string& piece) { write_all(fd, piece, path); });
 }
 
-// Writes into an existing file that is not a regular one (a device, a FIFO): no rename.
+// What a file that is neither regular nor a directory is, for a message.
+std::string kind_of(const fs::file_status& status) {
+  switch (status.type()) {
+    case fs::file_type::fifo:
+      return "a FIFO";
+    case fs::file_type::socket:
+      return "a socket";
+    case fs::file_type::character:
+      return "a character device";
+    case fs::file_type::block:
+      return "a block device";
+    default:
+      return "not a regular file";
+  }
+}
+
+[[noreturn]] void refuse_non_regular(const std::string& path, const fs::file_status& status) {
+  throw OutputError("cannot write '" + path + "': it exists and is " + kind_of(status) +
+                    ", not a regular file (remove it, or write elsewhere)");
+}
+
+// Writes into an existing file that is not a regular one (a device, a FIFO): no rename. Opened
+// without waiting, so a FIFO that no process reads is an error (ENXIO) instead of a hang.
 void write_in_place(const fs::path& target, const Producer& produce, const std::string& shown) {
-  const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+  const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0 && errno == ENXIO)
+    throw OutputError("cannot write '" + shown + "': it is a FIFO that no process reads");
   if (fd < 0) fail("open", shown, errno);
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // then writes wait as usual
   try {
     write_produced(fd, produce, shown);
   } catch (...) {
@@ -74,13 +99,14 @@ fs::path temporary_beside(const fs::path& target) {
 
 }  // namespace
 
-void check_writable(const std::string& path) {
+void check_writable(const std::string& path, NonRegular non_regular) {
   if (path.empty()) throw OutputError("an output path is empty");
   const fs::path target = resolve_links(path);
   std::error_code ec;
   const auto status = fs::status(target, ec);
   if (fs::is_directory(status)) throw OutputError("cannot write '" + path + "': it is a directory");
   if (fs::exists(status) && !fs::is_regular_file(status)) {
+    if (non_regular == NonRegular::refuse) refuse_non_regular(path, status);
     if (::access(target.c_str(), W_OK) != 0) fail("write", path, errno);
     return;
   }
@@ -92,17 +118,21 @@ void check_writable(const std::string& path) {
   if (::access(dir.c_str(), W_OK | X_OK) != 0) fail("write", path, errno);
 }
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-  write_file_atomically(path, [&content](const Emit& emit) { emit(content); });
+void write_file_atomically(const std::string& path, const std::string& content,
+                           NonRegular non_regular) {
+  write_file_atomically(
+      path, [&content](const Emit& emit) { emit(content); }, non_regular);
 }
 
-void write_file_atomically(const std::string& path, const Producer& produce) {
+void write_file_atomically(const std::string& path, const Producer& produce,
+                           NonRegular non_regular) {
   if (path.empty()) throw OutputError("an output path is empty");
   const fs::path target = resolve_links(path);
   std::error_code ec;
   const auto status = fs::status(target, ec);
   if (fs::is_directory(status)) throw OutputError("cannot write '" + path + "': it is a directory");
   if (fs::exists(status) && !fs::is_regular_file(status)) {
+    if (non_regular == NonRegular::refuse) refuse_non_regular(path, status);
     write_in_place(target, produce, path);
     return;
   }
@@ -130,8 +160,14 @@ void write_file_atomically(const std::string& path, const Producer& produce) {
 }
 
 void copy_file_atomically(const std::string& from, const std::string& to) {
-  const int fd = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  // Without waiting: opening a FIFO to read waits for a writer, perhaps forever.
+  const int fd = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) fail("read", from, errno);
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    throw OutputError("cannot read '" + from + "': it is not a regular file");
+  }
   try {
     write_file_atomically(to, [&](const Emit& emit) {
       std::string piece(1 << 16, '\0');

@@ -1,8 +1,10 @@
 // Files are written whole or not at all: content goes to a temporary file beside the target,
 // which is then renamed over it, so a reader never sees half a result. A symbolic link is
-// followed (the file it names is replaced, the link stays); a target that is not a regular file
-// (/dev/null, a FIFO) is written directly, since renaming over it would replace it; a directory
-// is refused.
+// followed (the file it names is replaced, the link stays); a directory is refused. A target
+// that exists and is not a regular file (a FIFO, a device) is refused by name: a result set's
+// files are files. Only a path the user named for one output (`run --out /dev/stdout`) may be
+// one (NonRegular::write_in_place): it is written directly, a FIFO that no process reads refused
+// at once instead of waiting for a reader.
 #pragma once
 
 #include <functional>
@@ -20,14 +22,18 @@ class OutputError : public InputError {
   using InputError::InputError;
 };
 
+// What a writer does with a target that exists and is not a regular file.
+enum class NonRegular { refuse, write_in_place };
+
 // Throws OutputError; leaves no temporary file behind.
-void write_file_atomically(const std::string& path, const std::string& content);
+void write_file_atomically(const std::string& path, const std::string& content,
+                           NonRegular non_regular = NonRegular::refuse);
 
 // The same for content too large to hold as one string (a series of a million samples): the
 // producer hands it over in pieces through `emit`, which writes each piece as it comes.
 using Emit = std::function<void(const std::string& piece)>;
-void write_file_atomically(const std::string& path,
-                           const std::function<void(const Emit&)>& produce);
+void write_file_atomically(const std::string& path, const std::function<void(const Emit&)>& produce,
+                           NonRegular non_regular = NonRegular::refuse);
 
 // Copies the file `from` to `to` as write_file_atomically writes (whole or not at all), in
 // pieces; OutputError when `from` cannot be read or `to` written.
@@ -48,8 +54,9 @@ bool same_file(const std::string& a, const std::string& b);
 // nothing; permissions are the creator's business.
 void check_directory_path(const std::string& path, const std::string& what);
 
-// Throws OutputError unless `path` can be written by write_file_atomically: not a directory,
-// and the directory it would go to exists or can be created and is writable. Creates nothing.
-void check_writable(const std::string& path);
+// Throws OutputError unless `path` can be written by write_file_atomically: not a directory (nor
+// another non-regular file, unless `non_regular` lets it be written in place), and the directory
+// it would go to exists or can be created and is writable. Creates nothing.
+void check_writable(const std::string& path, NonRegular non_regular = NonRegular::refuse);
 
 }  // namespace cmb

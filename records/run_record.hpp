@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "records/output.hpp"
 
 namespace cmb {
 
@@ -202,7 +203,8 @@ nlohmann::json to_json(const RunContext& context);
 
 // Writes the record to `path` atomically (records/output.hpp), as JSON indented by `indent`,
 // with "digest": record_digest of the rest, which read_run_record checks when present.
-void write_run_record(const std::string& path, const RunRecord& record, int indent = 1);
+void write_run_record(const std::string& path, const RunRecord& record, int indent = 1,
+                      NonRegular non_regular = NonRegular::refuse);
 
 // The stable hash (records/results_file.hpp) of a record document's compact text.
 std::string record_digest(const nlohmann::json& record);

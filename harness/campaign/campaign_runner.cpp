@@ -231,11 +231,13 @@ std::size_t run_pool(const std::vector<const CampaignRun*>& pending, const fs::p
     if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == workers::kOutputFailed) {
       workers::stop_workers(active, out);
       progress.end_line();
-      throw OutputError("campaign stopped: a worker could not write the results of " +
-                        worker.run->key + " into '" + out.string() +
-                        "' (its message is above); "
-                        "the runs recorded so far are kept: make room and finish with " +
-                        spelled("resume", options.surface));
+      throw OutputError(
+          "campaign stopped: a worker could not write the results of " + worker.run->key +
+          " into '" + out.string() +
+          "' (its message is above); "
+          "the runs recorded so far are kept: put right what it names (room on the disk, "
+          "permissions, a file in the way) and finish with " +
+          spelled("resume", options.surface));
     }
     const fs::path record = out / "runs" / (worker.run->file + ".json");
     internal_errors += workers::record_ended_worker(worker, wstatus, record);

@@ -7,6 +7,7 @@
 
 read_json refuses with InputFileError (a ValueError; str(): 'PATH: what is wrong (WHAT)', the
 place in the document given as a line and column or a JSON path such as /runs/3):
+  - anything but a regular file (a FIFO, a device, a directory), without waiting on it;
   - a file larger than MAX_FILE_BYTES;
   - bytes that are not UTF-8, text that is not JSON;
   - nesting deeper than MAX_JSON_DEPTH, found by a scan without recursion before parsing (the
@@ -17,13 +18,15 @@ The limits and the refusals are those of the C++ reader (core/json_input.hpp).
 
 write_atomic and save_figure write a temporary file beside the target, flush and fsync it, give
 it the target's mode and rename it over the target: a reader sees the previous file or the new
-one, never a part of one. A write that fails (a full disk, a file-size limit, an error while
-drawing) removes the temporary file and leaves the previous one as it was; an OSError is raised
-as OutputFileError naming the target.
+one, never a part of one. A target that exists and is not a regular file (a FIFO, a device) is
+refused (OutputFileError), as the C++ writer refuses it. A write that fails (a full disk, a
+file-size limit, an error while drawing) removes the temporary file and leaves the previous one
+as it was; an OSError is raised as OutputFileError naming the target.
 
 exit_status(prog, entry) runs an entry point's work with these errors as one line on stderr.
 """
 import contextlib
+import errno
 import json
 import math
 import os
@@ -68,11 +71,17 @@ class OutputFileError(OSError):
 def read_text(path, what):
     """The UTF-8 text of the file at path, at most MAX_FILE_BYTES; InputFileError otherwise."""
     try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size > MAX_FILE_BYTES:
-                raise InputFileError(path, _too_large(size), what)
-            data = f.read(MAX_FILE_BYTES + 1)  # bounded for files whose size fstat cannot tell
+        # Opened without waiting (a FIFO's open waits for a writer, perhaps forever), then only
+        # a regular file is read: a FIFO or a device could stream without end.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open(fd, "rb") as f:
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise InputFileError(path, f"not a regular file ({_kind(info.st_mode)})", what)
+            os.set_blocking(fd, True)
+            if info.st_size > MAX_FILE_BYTES:
+                raise InputFileError(path, _too_large(info.st_size), what)
+            data = f.read(MAX_FILE_BYTES + 1)  # bounded for a file that grows while read
     except OSError as error:
         raise InputFileError(path, f"cannot read: {error.strerror or error}", what) from None
     if len(data) > MAX_FILE_BYTES:
@@ -81,6 +90,13 @@ def read_text(path, what):
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputFileError(path, f"not UTF-8 text (byte {error.start})", what) from None
+
+
+def _kind(mode):
+    """What a file that is not a regular one is, for a message."""
+    return ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or
+            stat.S_ISBLK(mode) else "not a file")
 
 
 def _too_large(size):
@@ -235,6 +251,13 @@ def _replacing(path):
     """A binary file object whose contents replace the file at path when the block ends
     without an error."""
     target = os.path.realpath(path)  # a symlink's target, as open(path, "w") would write
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        mode = None  # not there yet (or not visible): creating it below says what is wrong
+    if mode is not None and not stat.S_ISREG(mode):  # replacing a FIFO or a device would hide it
+        raise OutputFileError(errno.EEXIST, f"it exists and is {_kind(mode)}, not a regular file "
+                                            "(remove it, or write elsewhere)", path)
     try:
         temporary, fd = _create_beside(target)
     except OSError as error:

@@ -12,10 +12,11 @@ import tempfile
 import unittest
 
 import sympy as sm
+from hypothesis import given, settings as hypothesis_settings, strategies as st
 
 from cmbench.derive import ModelError, derive
 from cmbench.derive.__main__ import ROOT
-from cmbench.derive.cxx import cpp_text
+from cmbench.derive.cxx import _comment, _literal, cpp_text
 from cmbench.derive.model import T, arrays, read_model
 
 q0, q1, q2, v0, v1, v2, t, r = sm.symbols("q0 q1 q2 v0 v1 v2 t r")
@@ -286,6 +287,67 @@ class CommandLine(unittest.TestCase):
             self.assertEqual(result.returncode, 2)
             self.assertIn("missing key(s) title", result.stderr)
 
+
+# Any text a model file can hold in a title, a summary, a unit or a path: every character but
+# NUL and lone surrogates (which the model reader refuses), weighted towards the ones C++ treats
+# specially (line ends, backslashes, quotes, control characters, digits after an escape).
+SPECIAL = st.sampled_from(list('\n\r\t\\"\'?\x01\x07\x0b\x0c\x1b\x7f\x85\u2028 07/*') + ["*/", "\\\n"])
+TEXT = st.lists(st.one_of(SPECIAL, st.characters(blacklist_categories=["Cs"],
+                                                   blacklist_characters="\0")),
+                max_size=40).map("".join)
+
+
+class Emission(unittest.TestCase):
+    """What the generator writes into C++ from a model's text: a string literal holds exactly
+    the text's UTF-8 bytes, and a comment stays a comment, whatever the text (the compiler is the
+    judge: one program per example, built and run)."""
+
+    @hypothesis_settings(max_examples=6, derandomize=True, deadline=None, database=None)
+    @given(st.lists(TEXT, min_size=1, max_size=25))
+    def test_literals_and_comments_survive_any_text(self, texts):
+        lines = ["#include <cstring>", "#include <string>"]
+        for i, text in enumerate(texts):
+            data = text.encode("utf-8")
+            lines += [f"// {_comment(text)}", f"int after_comment_{i} = {i};",
+                      f"const std::string literal_{i} = {_literal(text)};",
+                      f"const unsigned char bytes_{i}[] = {{{', '.join(map(str, data)) or '0'}}};"]
+        lines.append("int main() {")
+        lines.append("  int sum = 0;")
+        for i, text in enumerate(texts):
+            size = len(text.encode("utf-8"))
+            lines += [f"  sum += after_comment_{i};",
+                      f"  if (literal_{i}.size() != {size} || "
+                      f"std::memcmp(literal_{i}.data(), bytes_{i}, {size}) != 0) return {i + 1};"]
+        lines.append(f"  return sum == {sum(range(len(texts)))} ? 0 : 255;")
+        lines.append("}")
+        with tempfile.TemporaryDirectory() as folder:
+            source, program = os.path.join(folder, "emitted.cpp"), os.path.join(folder, "emitted")
+            with open(source, "w", encoding="utf-8") as f:
+                f.write("\n".join(lines) + "\n")
+            built = subprocess.run(["c++", "-std=c++17", "-w", source, "-o", program],
+                                   capture_output=True, text=True)
+            self.assertEqual(built.returncode, 0, f"{texts!r}\n{built.stderr[:2000]}")
+            ran = subprocess.run([program])
+            self.assertEqual(ran.returncode, 0, f"text {ran.returncode - 1}: "
+                                                f"{texts[ran.returncode - 1]!r}" if
+                             0 < ran.returncode <= len(texts) else repr(texts))
+
+    @hypothesis_settings(max_examples=40, derandomize=True, deadline=None, database=None)
+    @given(TEXT.filter(lambda name: not name.isascii() or not name.isidentifier()
+                       or name[:1] == "_"))
+    def test_a_name_that_is_not_an_identifier_is_refused_wherever_it_goes(self, name):
+        """Coordinates, parameters and outputs are named in the generated file's comments and
+        identifiers: a name that is not a plain identifier (a newline at its end included) is
+        refused, never written."""
+        symbol = sm.Symbol(name or "_")
+        with self.assertRaisesRegex(ModelError, "coordinate or speed .*a name like an identifier"):
+            model(coordinates=[symbol, q1, q2])
+        with self.assertRaisesRegex(ModelError, "named like an identifier"):
+            model(parameters={symbol: (1.0, "radius", "> 0")})
+        with self.assertRaisesRegex(ModelError, "a name like an identifier"):
+            model(outputs={name: q0})
+        with self.assertRaisesRegex(ModelError, "lower-case letters"):
+            model(id=name)
 
 if __name__ == "__main__":
     unittest.main()

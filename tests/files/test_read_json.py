@@ -211,13 +211,25 @@ def test_the_size_limit_holds_at_its_boundary_and_for_files_without_a_size(tmp_p
     with pytest.raises(InputFileError, match="larger than"):
         read_json(path, "test")
     with pytest.raises(InputFileError, match="larger than"):  # fstat says 0 bytes
-        read_json("/dev/zero", "test")
+        read_json("/proc/self/maps", "test")
 
 
 def test_a_file_that_cannot_be_read_is_named(tmp_path):
     with pytest.raises(InputFileError) as caught:
-        read_json(tmp_path, "test")
-    assert str(caught.value) == f"{tmp_path}: cannot read: Is a directory (test)"
+        read_json(tmp_path / "absent.json", "test")
+    assert str(caught.value) == \
+        f"{tmp_path / 'absent.json'}: cannot read: No such file or directory (test)"
+
+
+@pytest.mark.parametrize("kind,problem", [("directory", "cannot read: Is a directory"),
+                                          ("device", "not a regular file (a device)"),
+                                          ("FIFO", "not a regular file (a FIFO)")])
+def test_only_a_regular_file_is_read_and_nothing_waits_on_a_fifo(tmp_path, kind, problem):
+    path = {"directory": lambda: tmp_path, "device": lambda: "/dev/zero",
+            "FIFO": lambda: os.mkfifo(tmp_path / "pipe") or tmp_path / "pipe"}[kind]()
+    with pytest.raises(InputFileError) as caught:
+        read_json(path, "test")
+    assert str(caught.value) == f"{path}: {problem} (test)"
 
 
 # --- the failures as reported -------------------------------------------------------------------

@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-from ..files import exit_status, write_atomic
+from ..files import exit_status, read_text, write_atomic
 from . import __doc__ as FORM
 from .cxx import GENERATOR, MARKER, clang_format, cpp_text, inc_text, written_by_generator
 from .equations import derive
@@ -114,7 +114,8 @@ def main(argv=None):
                 print(f"{name}: clang-format-14 not found; the file is not formatted "
                       "(set CLANG_FORMAT to a clang-format 14)", file=sys.stderr)
             if opts.check:
-                current = open(target).read() if os.path.exists(target) else None
+                current = read_text(target, "generated file") if os.path.exists(target) \
+                    else None
                 if current is None or not same(current, text, formatted):
                     stale.append(name)
                 continue
@@ -132,7 +133,8 @@ def main(argv=None):
 
 def hint_registration(model_id, root):
     definitions = os.path.join(root, "problems", "problems.def")
-    listed = os.path.exists(definitions) and f"CMB_PROBLEM({model_id})" in open(definitions).read()
+    listed = os.path.exists(definitions) and \
+        f"CMB_PROBLEM({model_id})" in read_text(definitions, "problem list")
     if not listed:
         print(f"next: add CMB_PROBLEM({model_id}) to problems/problems.def (sorted), build, and "
               "write its page with PYTHONPATH=python python3 -m cmbench.docs.pages")

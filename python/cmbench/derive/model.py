@@ -3,6 +3,7 @@ known, sizes coherent, every symbol declared, each expression using only what it
 The model's symbols are replaced by the generator's own (t; q[i], v[i] coordinates and speeds;
 k[i] parameters), which print as the C++ arguments of the generated functions."""
 import importlib.util
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -10,8 +11,12 @@ from dataclasses import dataclass, field
 import sympy as sm
 from sympy.core.function import AppliedUndef
 
-ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
-NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+from ..files import InputFileError, read_text
+
+# Whole strings (fullmatch: "$" alone would let a trailing newline through into the generated
+# C++, where names appear in comments and identifiers).
+ID_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
+NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 MODEL_KEYS = {"id", "title", "display_name", "summary", "source", "tags", "units", "t_end",
               "coordinates", "speeds",
               "kinetic", "potential", "forces", "mass_matrix", "holonomic", "nonholonomic",
@@ -109,6 +114,10 @@ class Analytic:
 def load_model(path):
     """The Model declared by the file at `path` (ModelError when it does not follow the form)."""
     path = os.path.abspath(path)
+    try:  # a FIFO or a device would make the import wait or read without end
+        read_text(path, "model file")
+    except InputFileError as error:
+        raise ModelError(str(error)) from None
     name = "cmbench_model_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None:
@@ -152,13 +161,15 @@ def _parameters(declared):
     params = []
     for symbol, spec in declared.items():
         name = str(symbol)
-        if not isinstance(symbol, sm.Symbol) or not NAME_PATTERN.match(name) or name == "t_end":
+        if not isinstance(symbol, sm.Symbol) or not NAME_PATTERN.fullmatch(name) or name == "t_end":
             raise ModelError(f"parameter {name}: the key must be a sympy Symbol named like an "
                              "identifier (not t_end)")
         if not isinstance(spec, tuple) or len(spec) not in (2, 3):
             raise ModelError(f"parameter {name}: give (default, description) or "
                              "(default, description, range)")
-        param = Parameter(name, float(spec[0]), str(spec[1]))
+        param = Parameter(name, float(spec[0]), _text(f"parameter {name} description", spec[1]))
+        if not math.isfinite(param.default):
+            raise ModelError(f"parameter {name}: default {param.default} is not a finite number")
         if len(spec) == 3:
             param.minimum, param.maximum, param.min_exclusive = _parse_range(spec[2], name)
         above = param.default > param.minimum or (param.default == param.minimum
@@ -207,6 +218,11 @@ class Frame:
             if not isinstance(s, (sm.Symbol, AppliedUndef)):
                 raise ModelError(f"{s}: coordinates and speeds must be symbols or "
                                  "dynamicsymbols")
+        for s in coordinates + speeds:  # their names go into the generated file's comments
+            name = s.func.__name__ if isinstance(s, AppliedUndef) else str(s)
+            if not NAME_PATTERN.fullmatch(name):
+                raise ModelError(f"coordinate or speed {name!r}: a name like an identifier "
+                                 "(letters, digits, underscores; a letter first)")
         if len(set(coordinates + speeds)) != 2 * len(coordinates):
             raise ModelError("coordinates and speeds must be distinct symbols")
         twice = [str(s) for s in coordinates + speeds
@@ -336,7 +352,7 @@ def read_model(path, doc, declared):
     file; every key, symbol and expression checked (ModelError saying what to fix)."""
     _check_keys("MODEL", declared, MODEL_KEYS, REQUIRED)
     model_id = declared["id"]
-    if not isinstance(model_id, str) or not ID_PATTERN.match(model_id):
+    if not isinstance(model_id, str) or not ID_PATTERN.fullmatch(model_id):
         raise ModelError(f"id {model_id!r}: lower-case letters, digits and underscores, starting "
                          "with a letter")
     params = _parameters(declared.get("parameters", {}))
@@ -352,7 +368,7 @@ def read_model(path, doc, declared):
     if not isinstance(outputs, dict) or not outputs:
         raise ModelError("outputs: a dict name -> expression, at least one")
     for name in outputs:
-        if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
             raise ModelError(f"output {name!r}: a name like an identifier")
     dynamics.outputs = frame.matrix(list(outputs.values()), "outputs", "tqvk")
     energy = declared.get("energy")
@@ -361,17 +377,36 @@ def read_model(path, doc, declared):
     display_name = declared["display_name"]
     if not isinstance(display_name, str) or not display_name.strip():
         raise ModelError("display_name: a non-empty string (how figures name the problem)")
+    _text("display_name", display_name)
     units = _units(declared["units"], list(outputs), holonomic.rows, nonholonomic.rows)
-    model = Model(path=path, doc=_doc(doc, model_id), id=model_id, title=str(declared["title"]),
-                  summary=str(declared["summary"]), source=str(declared["source"]),
-                  tags=[str(tag) for tag in declared.get("tags", [])],
-                  t_end=float(declared["t_end"]), dynamics=dynamics, holonomic=holonomic,
+    texts = {key: _text(key, declared[key]) for key in ("title", "summary", "source")}
+    t_end = float(declared["t_end"])
+    if not math.isfinite(t_end) or t_end <= 0:
+        raise ModelError(f"t_end {t_end}: a finite, positive time")
+    model = Model(path=path, doc=_doc(doc, model_id), id=model_id, title=texts["title"],
+                  summary=texts["summary"], source=texts["source"],
+                  tags=[_text("tags", tag) for tag in declared.get("tags", [])],
+                  t_end=t_end, dynamics=dynamics, holonomic=holonomic,
                   nonholonomic=nonholonomic, parameters=params, constants=symbols.constants,
                   output_names=list(outputs), energy=energy, display_name=display_name,
                   units=units, coordinate_names=frame.names)
     if declared.get("reference") is not None:
         model.reference = _reference(symbols, frame, declared["reference"], model.output_names)
     return model
+
+
+def _text(key, value):
+    """A text of the model (title, summary, ...) as the generated C++ holds it: any characters
+    but NUL (a C++ string literal would end there) and lone surrogates (not UTF-8)."""
+    text = str(value)
+    if "\0" in text:
+        raise ModelError(f"{key}: contains a NUL character")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ModelError(f"{key}: character {error.start} is not Unicode text (a lone "
+                         "surrogate)") from None
+    return text
 
 
 def _unit_list(declared, key, rows):
@@ -382,6 +417,8 @@ def _unit_list(declared, key, rows):
         raise ModelError(f"units {key}: a list of unit strings, e.g. [\"m\"] or [\"m\", \"rad\"]")
     if rows and not units:
         raise ModelError(f"units {key}: the model has {rows} {key} row(s); give their units")
+    for unit in units:
+        _text(f"units {key}", unit)
     if units and not rows:
         raise ModelError(f"units {key}: the model has no {key} rows; leave it out")
     return list(units)
@@ -403,6 +440,8 @@ def _units(declared, output_names, mh, mn):
     if bad:
         raise ModelError(f"units outputs: {', '.join(bad)}: a unit is a non-empty string "
                          "(\"1\" for a number)")
+    for unit in outputs.values():
+        _text("units outputs", unit)
     return {"outputs": [(name, outputs[name]) for name in output_names],
             "holonomic": _unit_list(declared, "holonomic", mh),
             "nonholonomic": _unit_list(declared, "nonholonomic", mn)}
