@@ -77,14 +77,18 @@ Command add_campaign_command(CLI::App& app) {
       ->add_option("--out", o->campaign.out_dir,
                    "output directory (default results/<name>/<date>_<git sha>)")
       ->check(output_path());
-  campaign->add_option("--filter", o->campaign.filter,
-                       "only runs whose key matches this regular expression (RE2 syntax)");
+  campaign
+      ->add_option("--filter", o->campaign.filter,
+                   "only runs whose key matches this regular expression (RE2 syntax)")
+      ->check(not_empty("a regular expression (leave --filter out to keep every run)"));
   campaign->add_flag("--resume", o->campaign.resume, "finish an interrupted campaign in --out");
   campaign->add_flag("--force", o->campaign.force,
                      "with --resume: continue although --out holds a different campaign file");
-  campaign->add_option("--shard", o->shard,
-                       "run slice I of N (I/N, e.g. 2/3), or 'slurm': this task's slice of its "
-                       "Slurm job array (the default inside one)");
+  campaign
+      ->add_option("--shard", o->shard,
+                   "run slice I of N (I/N, e.g. 2/3), or 'slurm': this task's slice of its "
+                   "Slurm job array (the default inside one)")
+      ->check(not_empty("I/N or 'slurm'"));
   campaign
       ->add_option("--reference-cache", o->campaign.reference_cache,
                    "directory of self-converged references shared by every run and shard "
@@ -154,8 +158,10 @@ Command add_compare_command(CLI::App& app) {
   compare->add_option("results", o->inputs, "two result directories (or results.json files): A B")
       ->required()
       ->expected(2);
-  compare->add_option("--rel-tol", o->compare.rel_tol,
-                      "numbers within this relative difference count as equal (default 0: exact)");
+  compare
+      ->add_option("--rel-tol", o->compare.rel_tol,
+                   "numbers within this relative difference count as equal (default 0: exact)")
+      ->check(not_empty("a number >= 0 (0: exact)"));
   compare->add_option("--json", o->compare.json_out, "also write the comparison as JSON here")
       ->check(output_path());
   return {compare, [o] {
