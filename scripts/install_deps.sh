@@ -9,7 +9,8 @@ packages=(
   libeigen3-dev libboost-dev nlohmann-json3-dev libcli11-dev libgtest-dev libalglib-dev
   python3 python3-dev python3-matplotlib python3-numpy python3-sympy python3-pandas python3-pytest
   python3-hypothesis python3-jsonschema
-  pybind11-dev pyflakes3 libsundials-dev libsuitesparse-dev libre2-dev pkgconf
+  pybind11-dev pyflakes3 libsundials-dev libsuitesparse-dev libre2-dev libsqlite3-dev
+  pkgconf
   python3-venv python3-setuptools python3-tqdm python3-nbclient python3-nbformat python3-ipykernel
   mkdocs mkdocs-material python3-pymdownx doxygen
   "$@"

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -298,29 +297,6 @@ void time_one_at_a_time(const std::vector<const CampaignRun*>& selected, const f
   }
 }
 
-namespace {
-
-// One campaign at a time per process: the stop signals' handlers and the wait for workers are
-// the process's, so a second campaign started from the first one's progress callback (or another
-// thread) would take over the first one's Ctrl-C and leave its time limits unenforced.
-std::atomic<bool> campaign_running{false};
-
-class OneCampaignAtATime {
- public:
-  OneCampaignAtATime() {
-    if (campaign_running.exchange(true))
-      throw InputError(
-          "a campaign is already running in this process (a campaign started from another "
-          "one's progress callback or from a second thread): start it after the first one "
-          "returns, or in a separate process");
-  }
-  ~OneCampaignAtATime() { campaign_running = false; }
-  OneCampaignAtATime(const OneCampaignAtATime&) = delete;
-  OneCampaignAtATime& operator=(const OneCampaignAtATime&) = delete;
-};
-
-}  // namespace
-
 CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& options) {
   const std::vector<const CampaignRun*> selected = select_runs(campaign, options);
   if (options.dry_run) {
@@ -331,7 +307,7 @@ CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& op
     summary.runs = selected.size();
     return summary;
   }
-  const OneCampaignAtATime only_campaign;
+  const workers::OnlyCampaign only_campaign;
   const fs::path out = campaign_out_dir(campaign, options);
   check_output_dir(campaign, options, out);
   const std::string reference_cache = reference_cache_dir(campaign, options, out.string());

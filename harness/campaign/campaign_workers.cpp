@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
@@ -80,6 +81,20 @@ void default_stop_signals() {
 }
 
 int stop_signal_received() { return stop_signal; }
+
+namespace {
+std::atomic<bool> campaign_running{false};
+}  // namespace
+
+OnlyCampaign::OnlyCampaign() {
+  if (campaign_running.exchange(true))
+    throw InputError(
+        "a campaign is already running in this process (a campaign started from another one's "
+        "progress callback or from a second thread): start it after the first one returns, or "
+        "in a separate process");
+}
+
+OnlyCampaign::~OnlyCampaign() { campaign_running = false; }
 
 namespace {
 

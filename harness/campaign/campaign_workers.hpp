@@ -49,6 +49,18 @@ class StopSignals {
 void default_stop_signals();  // in a worker: the default actions
 int stop_signal_received();   // 0 while none arrived
 
+// One campaign at a time per process: the stop signals' handlers and the wait for workers are
+// the process's, so a second campaign started from the first one's progress callback (or another
+// thread) would take over the first one's Ctrl-C and leave its time limits unenforced. Held for
+// a campaign's whole run; a second one throws InputError saying so.
+class OnlyCampaign {
+ public:
+  OnlyCampaign();
+  ~OnlyCampaign();
+  OnlyCampaign(const OnlyCampaign&) = delete;
+  OnlyCampaign& operator=(const OnlyCampaign&) = delete;
+};
+
 struct WorkerSettings {
   std::string reference_cache;  // where a self-converged reference comes from (or goes to)
   // References the campaign's reference pass could not compute: their runs end
