@@ -62,6 +62,4 @@ void keep_memory_reserve(std::size_t bytes) {
   std::set_new_handler(release_reserve);
 }
 
-bool memory_reserve_used() { return used; }
-
 }  // namespace cmb

@@ -9,13 +9,10 @@
 
 namespace cmb {
 
-// Sets aside `bytes` (address space only: the pages are never touched; less when that much does
-// not fit, down to 64 KiB) and installs the new-handler that gives them back; later calls do
-// nothing. Without room even for the smallest reserve, only the terminate handler is installed
-// (a terminate caused by std::bad_alloc: a message and exit code 2 instead of SIGABRT).
+/// Sets aside `bytes` (address space only: the pages are never touched; less when that much does
+/// not fit, down to 64 KiB) and installs the new-handler that gives them back; later calls do
+/// nothing. Without room even for the smallest reserve, only the terminate handler is installed
+/// (a terminate caused by std::bad_alloc: a message and exit code 2 instead of SIGABRT).
 void keep_memory_reserve(std::size_t bytes = std::size_t{8} << 20);
-
-// Whether a shortage has already used the reserve up (a second one has no room to unwind in).
-bool memory_reserve_used();
 
 }  // namespace cmb
