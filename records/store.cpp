@@ -48,8 +48,10 @@ class Statement {
     sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   }
   void bind(int i, const std::optional<std::string>& text) {
-    if (text) bind(i, *text);
-    else sqlite3_bind_null(stmt_, i);
+    if (text)
+      bind(i, *text);
+    else
+      sqlite3_bind_null(stmt_, i);
   }
   void bind(int i, bool flag) { sqlite3_bind_int(stmt_, i, flag ? 1 : 0); }
 
@@ -73,8 +75,8 @@ class Statement {
   long long integer(int column) const { return sqlite3_column_int64(stmt_, column); }
 
   [[noreturn]] void fail(const char* what) const {
-    const std::string why = "cannot " + std::string(what) + " the result store '" + path_ +
-                            "': " + sqlite3_errmsg(db_);
+    const std::string why =
+        "cannot " + std::string(what) + " the result store '" + path_ + "': " + sqlite3_errmsg(db_);
     if (std::string(what) == "write") throw OutputError(why);
     throw InputError(why + " (damaged, or not a cmbench result store)");
   }
@@ -106,8 +108,7 @@ std::string run_problem(const StoredRun& run, const std::string& record_digest,
   const nlohmann::json record = nlohmann::json::parse(run.record, nullptr, false);
   if (!record.is_object()) return "its record is not a JSON object";
   if (record.value("key", std::string()) != run.key) return "its record holds another key";
-  if (record.value("status", std::string()) != run.status)
-    return "its status is not its record's";
+  if (record.value("status", std::string()) != run.status) return "its status is not its record's";
   const bool pending = record.contains("timing") && record["timing"].is_object() &&
                        record["timing"].value("pending", false);
   if (pending != run.timing_pending) return "its pending timing is not its record's";
@@ -172,10 +173,11 @@ void ResultStore::commit(const std::vector<StoredRun>& runs) {
     throw OutputError(e.what());
   }
   try {
-    Statement insert(db_,
-                     "INSERT OR REPLACE INTO runs(key, file, status, record, record_digest, "
-                     "series, series_digest, timing_pending) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                     path_);
+    Statement insert(
+        db_,
+        "INSERT OR REPLACE INTO runs(key, file, status, record, record_digest, "
+        "series, series_digest, timing_pending) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        path_);
     for (const StoredRun& run : runs) {
       insert.bind(1, run.key);
       insert.bind(2, run.file);
@@ -183,8 +185,8 @@ void ResultStore::commit(const std::vector<StoredRun>& runs) {
       insert.bind(4, run.record);
       insert.bind(5, store_digest(run.record));
       insert.bind(6, run.series);
-      insert.bind(7, run.series ? std::optional<std::string>(store_digest(*run.series))
-                                : std::nullopt);
+      insert.bind(
+          7, run.series ? std::optional<std::string>(store_digest(*run.series)) : std::nullopt);
       insert.bind(8, run.timing_pending);
       insert.step(true);
       insert.reset();
@@ -252,8 +254,8 @@ std::size_t ResultStore::verify() const {
   while (check.step()) {
     const std::string line = check.text_or_empty(0);
     if (line != "ok")
-      throw InputError("the result store '" + path_ + "' is damaged (SQLite's integrity check: " +
-                       line + ")");
+      throw InputError("the result store '" + path_ +
+                       "' is damaged (SQLite's integrity check: " + line + ")");
   }
   Statement facts(db_, "SELECT name FROM facts ORDER BY name", path_);
   while (facts.step()) fact(facts.text_or_empty(0));

@@ -2,12 +2,16 @@
 // directories, campaign files and the scheduling-independent parts of a result set.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -50,6 +54,27 @@ inline int processes_mentioning(const std::string& text) {
     count += cmdline.find(text) != std::string::npos;
   }
   return count;
+}
+
+// The processes whose parent is `parent` (from /proc/PID/stat, whose second field, the name in
+// parentheses, may itself hold spaces), zombies included unless `living_only`.
+inline std::vector<pid_t> children_of(pid_t parent, bool living_only = false) {
+  std::vector<pid_t> children;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    long ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent && !(living_only && state == 'Z')) children.push_back(std::stoi(name));
+  }
+  return children;
 }
 
 inline json campaign_of(double t_end, double dt) {

@@ -304,4 +304,48 @@ TEST(Campaign, AMemoryLimitEndsRunsOutOfMemoryAndResumeRunsThemAgain) {
   fs::remove_all(dir);
 }
 
+// The same for a self-converged reference (computed by the campaign's reference pass, in the
+// parent): one that ran out of memory under a generated limit ends its runs out_of_memory, not
+// reference_failed (which --resume keeps for good), and --resume without the limit computes it.
+TEST(Campaign, AReferenceThatRanOutOfMemoryIsComputedByResume) {
+  if (!AllocationCounter::available())
+    GTEST_SKIP() << "sanitizers reserve more address space than the limits leave";
+  const fs::path dir = scratch("reference_memory");
+  const json campaign = {
+      {"name", "reference_memory"},
+      {"repeat", 0},
+      {"reference", "self_converged"},
+      {"problems", {{{"id", "n_pendulum"}, {"params", {{"N", 20}}}, {"t_end", 2}}}},
+      {"methods", {{{"id", "index1"}}}},
+      {"steppers", {{{"id", "rk4"}, {"dt", {1e-3}}}}}};
+  const fs::path file = write_campaign(dir, campaign);
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 1 --out " + (dir / "full" / "out").string())
+                .exit_code,
+            0);
+  const auto reference = comparable(dir / "full" / "out" / "results.json");
+  std::mt19937 random(48);
+  int out_of_memory = 0;
+  for (int trial = 0; trial < 5; ++trial) {
+    const int kib = 20000 + static_cast<int>(random() % 30000);
+    const fs::path out = dir / ("limited-" + std::to_string(trial)) / "out";  // its own cache
+    std::system(("bash -c 'ulimit -v " + std::to_string(kib) + "; exec " + CMB_CLI_PATH +
+                 " campaign " + file.string() + " --jobs 1 --out " + out.string() +
+                 "' >/dev/null 2>&1")
+                    .c_str());
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(out / "runs", ec)) {
+      std::ifstream in(entry.path());
+      const std::string status = json::parse(in)["status"];
+      EXPECT_TRUE(status == "ok" || status == "out_of_memory") << kib << " KiB: " << status;
+      out_of_memory += status == "out_of_memory";
+    }
+    const CliResult resumed =
+        cli("campaign " + file.string() + " --jobs 1 --resume --out " + out.string());
+    ASSERT_EQ(resumed.exit_code, 0) << kib << " KiB: " << resumed.output;
+    EXPECT_EQ(comparable(out / "results.json"), reference) << kib << " KiB";
+  }
+  EXPECT_GT(out_of_memory, 0);  // the limits reach the reference
+  fs::remove_all(dir);
+}
+
 }  // namespace

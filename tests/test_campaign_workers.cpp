@@ -59,27 +59,7 @@ TEST(Campaign, AWorkerPastItsTimeLimitIsKilledAndRecorded) {
   fs::remove_all(dir);
 }
 
-// The processes whose parent is `parent` (from /proc), and whether `pid` has ended (gone, or a
-// zombie nobody reaped).
-std::vector<pid_t> children_of(pid_t parent) {
-  std::vector<pid_t> children;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    std::getline(stat, line);
-    const auto close = line.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(line.substr(close + 2));
-    char state = 0;
-    pid_t ppid = 0;
-    rest >> state >> ppid;
-    if (ppid == parent) children.push_back(std::stoi(name));
-  }
-  return children;
-}
-
+// Whether `pid` has ended (gone, or a zombie nobody reaped).
 bool ended(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string line;

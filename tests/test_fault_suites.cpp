@@ -125,18 +125,6 @@ TEST(FaultSuite, MutatedCampaignFilesExitCleanlyAndWriteNothingWhenRefused) {
   EXPECT_GT(refused, 0);
 }
 
-// The pids of the processes whose parent is `parent`.
-std::vector<pid_t> children_of(pid_t parent) {
-  std::vector<pid_t> children;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    std::ifstream in(entry.path() / "stat");
-    std::string pid, name, state, ppid;
-    if (!(in >> pid >> name >> state >> ppid)) continue;
-    if (std::atoi(ppid.c_str()) == parent) children.push_back(std::atoi(pid.c_str()));
-  }
-  return children;
-}
-
 TEST(FaultSuite, SignalsAtRandomMomentsLoseNoRunAndLeaveNoProcess) {
   const fs::path dir = scratch("signals");
   const fs::path file = write_campaign(dir, campaign_of(20.0, 2e-4));

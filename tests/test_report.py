@@ -756,6 +756,38 @@ def test_branch_switch():
           f"heat map: the branch_switch cell shows its status, not a value:\n{table}")
 
 
+@settings(max_examples=60, derandomize=True, deadline=None, database=None)
+@given(st.lists(st.tuples(st.sampled_from(["index1", "baumgarte"]),
+                          st.floats(min_value=1e-4, max_value=10.0),
+                          st.booleans(), st.sampled_from([1e-7, 1e-4])),
+                min_size=1, max_size=8))
+def test_the_cheapest_configuration_compares_one_clock(runs_drawn):
+    """A run whose timing did not complete has its instrumented wall time only; in a case where
+    other runs have CPU times it never counts as the cheapest (it once could, its wall time of
+    one instrumented run beating a CPU minimum)."""
+    records = []
+    for i, (method, seconds, cpu, error) in enumerate(runs_drawn):
+        r = record("slider_crank", method, "rk4", {"dt": 1e-3 / (i + 1)}, error=error)
+        r["timing"] = ({"instrumented_s": seconds, "repetitions": 3, "min_s": seconds,
+                        "median_s": seconds, "cpu_min_s": seconds} if cpu else
+                       {"instrumented_s": seconds, "note": "not timed: stopped from outside"})
+        records.append(r)
+    rows = [results.flatten(r) for r in records]
+    _, body = tables.precision_table(rows)
+    any_cpu = any(cpu for _, _, cpu, _ in runs_drawn)
+    for row in body:
+        method = row[1]
+        for level, cell in zip(tables.LEVELS, row[2:]):
+            eligible = [(s, c) for m, s, c, e in runs_drawn
+                        if m == method and e <= level and (c or not any_cpu)]
+            if not eligible:
+                check(cell == "not reached", f"{method} to {level:g}: {cell} ({runs_drawn})")
+                continue
+            best = min(s for s, _ in eligible)
+            check(cell.endswith(f": {best:.3g} s"),
+                  f"{method} to {level:g}: {cell}, expected {best:.3g} s ({runs_drawn})")
+
+
 # --- 4. bad input -----------------------------------------------------------------------------
 
 def report_on(directory):
@@ -953,6 +985,7 @@ def main():
         asserting(test)
     test_crowded_panels()
     test_branch_switch()
+    test_the_cheapest_configuration_compares_one_clock()
     if failures:
         print("\n".join(failures))
         print(f"report: {len(failures)} check(s) failed")

@@ -35,10 +35,13 @@ StoredRun generated_run(unsigned seed, int i) {
   const std::string key = "w" + std::to_string(seed) + "/run" + std::to_string(i);
   const bool pending = random() % 2 == 0;
   const std::string status = random() % 3 == 0 ? "singular" : "ok";
-  StoredRun run{key, "file_" + std::to_string(seed) + "_" + std::to_string(i), status,
-                R"({"key": ")" + key + R"(", "status": ")" + status + R"(", "timing": {"pending": )" +
-                    (pending ? "true" : "false") + "}}",
-                std::nullopt, pending};
+  StoredRun run{key,
+                "file_" + std::to_string(seed) + "_" + std::to_string(i),
+                status,
+                R"({"key": ")" + key + R"(", "status": ")" + status +
+                    R"(", "timing": {"pending": )" + (pending ? "true" : "false") + "}}",
+                std::nullopt,
+                pending};
   if (random() % 4 != 0) {
     std::string series = "t,x\n";
     const int rows = 10 + static_cast<int>(random() % 4000);

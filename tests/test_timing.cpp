@@ -9,7 +9,11 @@
 
 #include <chrono>
 #include <fstream>
+#include <iterator>
+#include <random>
+#include <sstream>
 #include <thread>
+#include <vector>
 
 #include "campaign_support.hpp"
 #include "catalog/catalog.hpp"
@@ -229,6 +233,75 @@ TEST(Timing, ACampaignsTimingPassTimesEveryRunOnceAndResumesAfterAStop) {
       capped = capped || block["repetitions"].get<int>() * timing["cores"].size() == kMaxRepeat;
     EXPECT_TRUE(timing["total_s"].get<double>() >= 0.25 || capped) << run["key"] << ": " << timing;
     EXPECT_GT(timing["cpu_min_s"].get<double>(), 0.0) << run["key"];
+  }
+  fs::remove_all(dir);
+}
+
+// A timing worker killed from outside (the OOM killer's SIGKILL) at a generated moment: its run
+// stays pending, the campaign says so, and --resume times it without running anything again.
+// It was once marked "not timed" for good, and the report then compared its instrumented wall
+// time with the others' CPU times.
+TEST(Timing, ATimingWorkerKilledFromOutsideIsTimedByResume) {
+  const fs::path dir = scratch("timing_killed");
+  json campaign = campaign_of(0.5, 1e-3);
+  // 200 000 steps a run: the repetitions reach the minimum time long before their count cap.
+  campaign["problems"] = {{{"id", "simple_pendulum"}, {"t_end", 20.0}}};
+  campaign["methods"] = {{{"id", "index1"}}};
+  campaign["steppers"] = {{{"id", "rk4"}, {"dt", {1e-4}}}};
+  campaign["repeat"] = 1;
+  campaign["timing_min_s"] = 1.0;  // the timing worker runs a second: time to kill it
+  const fs::path file = write_campaign(dir, campaign);
+  std::mt19937 random(48);
+  for (int trial = 0; trial < 3; ++trial) {
+    const fs::path out = dir / ("out" + std::to_string(trial));
+    const std::string log = (dir / ("log" + std::to_string(trial))).string();
+    const std::string command = std::string("exec ") + CMB_CLI_PATH + " campaign " + file.string() +
+                                " --jobs 1 --out " + out.string() + " >" + log + " 2>&1";
+    const pid_t pid = fork();
+    if (pid == 0) {
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    auto record = [&] {
+      for (const auto& entry : fs::directory_iterator(out / "runs"))
+        if (entry.path().extension() == ".json") {
+          std::ifstream in(entry.path());
+          return json::parse(in, nullptr, false);
+        }
+      return json();
+    };
+    // The run's record written (pending timing), then the one child left is the timing worker.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    pid_t timing_worker = 0;
+    while (timing_worker == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::error_code ec;
+      if (!fs::exists(out / "runs", ec) || !record().is_object()) continue;
+      const std::vector<pid_t> children = children_of(pid, true);
+      if (children.size() == 1) timing_worker = children.front();
+    }
+    ASSERT_NE(timing_worker, 0) << "no timing worker appeared";
+    std::this_thread::sleep_for(std::chrono::milliseconds(50 + random() % 600));
+    kill(timing_worker, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    std::ifstream said_in(log);
+    const std::string said((std::istreambuf_iterator<char>(said_in)),
+                           std::istreambuf_iterator<char>());
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << said;
+    const json stopped = record();
+    ASSERT_FALSE(stopped["timing"].value("one_at_a_time", false)) << "timed before the kill";
+    EXPECT_TRUE(stopped["timing"].value("pending", false)) << stopped["timing"];
+    EXPECT_NE(said.find("stopped from outside"), std::string::npos) << said;
+
+    const CliResult resumed =
+        cli("campaign " + file.string() + " --jobs 1 --resume --out " + out.string());
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+    EXPECT_EQ(resumed.output.rfind("0 run(s) to do on", 0), 0u) << resumed.output;
+    const json timed = record();
+    EXPECT_FALSE(timed["timing"].contains("pending")) << timed["timing"];
+    EXPECT_TRUE(timed["timing"].value("one_at_a_time", false)) << timed["timing"];
+    EXPECT_GT(timed["timing"].value("cpu_min_s", 0.0), 0.0) << timed["timing"];
   }
   fs::remove_all(dir);
 }

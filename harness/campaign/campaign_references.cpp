@@ -71,10 +71,10 @@ ReferenceFailures resolve_campaign_references(const std::vector<const CampaignRu
     resolve_reference(prepared);
     const ReferenceRecord& block = *prepared.reference_block;
     if (!prepared.reference_failure.empty()) {
-      failures[needed.file] = prepared.reference_failure;
+      failures[needed.file] = {prepared.reference_failure, prepared.reference_failure_status};
       if (log)
-        *log << "could not be computed (" << prepared.reference_failure
-             << "): its runs will end reference_failed\n";
+        *log << "could not be computed (" << prepared.reference_failure << "): its runs will end "
+             << to_string(prepared.reference_failure_status) << "\n";
     } else if (block.from_cache.value_or(false)) {
       if (log) *log << "already in " << needed.file << "\n";
     } else {

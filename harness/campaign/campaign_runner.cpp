@@ -269,6 +269,7 @@ void time_one_at_a_time(const std::vector<const CampaignRun*>& selected, const f
   for (const auto* run : selected)
     if (timing_pending(out / "runs" / (run->file + ".json"))) waiting.push_back(run);
   waiting = execution_order(waiting);  // as the parallel pass: the ETA learns from a fair sample
+  std::size_t left_pending = 0;
   for (std::size_t i = 0; i < waiting.size(); ++i) {
     const CampaignRun& run = *waiting[i];
     const fs::path record = out / "runs" / (run.file + ".json");
@@ -290,11 +291,16 @@ void time_one_at_a_time(const std::vector<const CampaignRun*>& selected, const f
     }
     if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == workers::kOutputFailed)
       throw OutputError("campaign stopped: the timing of " + run.key + " could not be written");
-    if (pid < 0 || timing_pending(record)) workers::note_failed_timing(record, wstatus);
+    if (pid < 0 || timing_pending(record))
+      left_pending += workers::note_failed_timing(record, wstatus);
     if (options.progress)
       options.progress->timed(run, i + 1, waiting.size(),
                               seconds_since(active.begin()->second.started));
   }
+  if (left_pending > 0)
+    std::cerr << "cmbench: " << left_pending
+              << " run(s) not timed: their timing worker was stopped from outside; "
+              << spelled("resume", options.surface) << " times them\n";
 }
 
 CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& options) {

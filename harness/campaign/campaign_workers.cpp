@@ -312,20 +312,27 @@ bool record_ended_worker(const Worker& worker, int wstatus, const fs::path& reco
   return true;
 }
 
-void note_failed_timing(const fs::path& record_file, int wstatus) {
+bool note_failed_timing(const fs::path& record_file, int wstatus) {
   RunRecord record;
   try {
     record = load_record(record_file.string());
   } catch (const InputError&) {
-    return;  // nothing to note in: the next --resume redoes the run
+    return true;  // nothing to note in: the next --resume redoes the run
   }
-  if (!record.timing) return;
-  record.timing->pending = false;
+  if (!record.timing) return false;
+  const int signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+  // Stopped from outside (the OOM killer, a user's kill): nothing says the next attempt fails.
+  const bool from_outside =
+      signal == SIGKILL || signal == SIGTERM || signal == SIGINT || signal == SIGHUP;
+  record.timing->pending = from_outside;
   record.timing->note =
-      WIFSIGNALED(wstatus)
-          ? "not timed: the timing worker died of signal " + std::to_string(WTERMSIG(wstatus))
+      from_outside ? "timing stopped from outside by signal " + std::to_string(signal) +
+                         ": --resume times it"
+      : signal
+          ? "not timed: the timing worker died of signal " + std::to_string(signal)
           : "not timed: the timing worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
   write_run_record(record_file.string(), record);
+  return from_outside;
 }
 
 std::string status_in(const fs::path& record) {

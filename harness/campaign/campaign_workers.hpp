@@ -78,9 +78,10 @@ pid_t start_worker(const CampaignRun& run, const std::filesystem::path& out,
 // Forks a worker that times `run` (harness/run/timing.hpp) and writes its record under `out` back
 // with the timing block (marked one_at_a_time).
 pid_t start_timing_worker(const CampaignRun& run, const std::filesystem::path& out);
-// A timing worker that ended without writing the timing: the record keeps its instrumented time,
-// no longer pending, with a note saying why.
-void note_failed_timing(const std::filesystem::path& record, int wstatus);
+// A timing worker that ended without writing the timing: the record keeps its instrumented time
+// with a note saying why. Stopped from outside (SIGKILL, SIGTERM, SIGINT, SIGHUP: the OOM killer,
+// a user), it stays pending, so --resume times it; returns whether it does.
+bool note_failed_timing(const std::filesystem::path& record, int wstatus);
 
 // Waits for one of `active` to end (no other child of the process is reaped), killing those past
 // their time limit plus margin meanwhile. Returns -1 with errno EINTR when a stop signal arrived.

@@ -179,7 +179,7 @@ RunResult execute_run(PreparedRun& run) {
   if (run.reference_block) rec.reference = run.reference_block;
   if (!run.reference_failure.empty())
     return stop_before_start(
-        RunStatus::reference_failed,
+        run.reference_failure_status,
         "the self-converged reference could not be computed: " + run.reference_failure);
   if (needs_grid_reference(run) && !run.grid_reference)
     throw std::logic_error("run " + run.key +

@@ -97,7 +97,8 @@ struct PreparedRun {
   // execute_run — the values and the record's "reference" block, or why they failed.
   std::optional<GridReference> grid_reference;
   std::optional<ReferenceRecord> reference_block;  // replaces the header's reference when set
-  std::string reference_failure;  // non-empty: the run ends reference_failed without starting
+  std::string reference_failure;  // non-empty: the run ends without starting, with this status:
+  RunStatus reference_failure_status = RunStatus::reference_failed;
 };
 
 // True when the run measures its errors against a self-converged reference: the problem has

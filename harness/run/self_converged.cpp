@@ -53,8 +53,11 @@ Mat run_on_grid(const std::string& id, const nlohmann::json& params,
   run.sample_times.assign(grid.begin() + 1, grid.end());
   run.settings.land_on_samples = true;
   const RunResult result = execute_run(run);
+  // Out of memory stays what it is: another attempt with more memory may compute it.
   if (result.record.status != RunStatus::ok)
-    throw NumericalFailure(RunStatus::reference_failed,
+    throw NumericalFailure(result.record.status == RunStatus::out_of_memory
+                               ? RunStatus::out_of_memory
+                               : RunStatus::reference_failed,
                            "self-converged reference run " + run.key + " ended " +
                                to_string(result.record.status) + ": " + result.record.message);
   const auto& series = result.series;
@@ -218,13 +221,14 @@ void resolve_reference(PreparedRun& run, const ReferenceFailures& known_failures
   const Problem& problem = *run.problem;
   ReferenceRecord& block = run.reference_block.emplace();
   block.kind = to_string(ReferenceKind::self_converged);
-  auto failed = [&](const std::string& why) {
+  auto failed = [&](const std::string& why, RunStatus status = RunStatus::reference_failed) {
     run.reference_failure = why;
+    run.reference_failure_status = status;
     block.provenance = "could not be computed: " + why;
     block.accuracy = std::numeric_limits<double>::quiet_NaN();
   };
   const auto known = known_failures.find(reference_cache_file(run));
-  if (known != known_failures.end()) return failed(known->second);
+  if (known != known_failures.end()) return failed(known->second.why, known->second.status);
   try {
     const SelfConvergedReference ref = self_converged_reference(
         problem, run.t_end, problem.reference_info().recipe, run.config.reference_cache);
@@ -234,9 +238,11 @@ void resolve_reference(PreparedRun& run, const ReferenceFailures& known_failures
     block.cache_file = ref.cache_file;
     block.from_cache = ref.from_cache;
   } catch (const NumericalFailure& failure) {
-    failed(failure.what());
+    failed(failure.what(), failure.status() == RunStatus::out_of_memory
+                               ? RunStatus::out_of_memory
+                               : RunStatus::reference_failed);
   } catch (const std::bad_alloc&) {
-    failed("ran out of memory while computing it");
+    failed("ran out of memory while computing it", RunStatus::out_of_memory);
   }
 }
 

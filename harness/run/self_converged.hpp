@@ -42,12 +42,20 @@ SelfConvergedReference self_converged_reference(const Problem& problem, double t
 // and the recipe).
 std::string reference_cache_file(const PreparedRun& run);
 
+// Why a reference could not be computed, and the status its runs end with: reference_failed,
+// or out_of_memory when an allocation failed (another attempt, with more memory, may succeed:
+// --resume runs them again).
+struct ReferenceFailure {
+  std::string why;
+  RunStatus status = RunStatus::reference_failed;
+};
 // References found not computable (by a campaign's reference pass): cache file → why.
-using ReferenceFailures = std::map<std::string, std::string>;
+using ReferenceFailures = std::map<std::string, ReferenceFailure>;
 
 // Resolves the reference of a prepared run before it executes: when needs_grid_reference(run),
 // computes or loads the self-converged reference into run.grid_reference and the record's
-// reference block, or notes why it could not be computed (the run then ends reference_failed).
+// reference block, or notes why it could not be computed (the run then ends reference_failed, or
+// out_of_memory when that was why).
 // A reference in `known_failures` is not tried again: the run gets the failure noted there.
 // Its own work limit bounds a reference (the reference runs' step limit, not the run's limits),
 // so whether it can be computed depends on the reference alone.

@@ -9,6 +9,8 @@ from .files import write_atomic
 from .figures import runs
 
 LEVELS = [1e-3, 1e-6]
+# The clocks a run's time may come from (results.flatten's time_clock), best first.
+CLOCKS = ["cpu", "wall", "instrumented"]
 
 
 def configuration(r):
@@ -21,16 +23,20 @@ def precision_table(rows):
     """Cheapest configuration of each method reaching each accuracy (IFToMM-style): per problem
     case (perturbed and unperturbed runs apart) and method, the successful run of least time
     whose final error is at most the level: its thread's CPU time where the records have it (the
-    minimum of its timed repetitions, one run at a time), else its wall time."""
+    minimum of its timed repetitions, one run at a time), else its wall time. Within a case only
+    times of one clock are compared, the best one its runs have: a run whose timing did not
+    complete (its instrumented wall time only) does not compete with CPU times."""
     header = ["problem", "method"] + [f"cheapest to {level:g}" for level in LEVELS]
     body = []
     ok = runs.ok(rows)
     for case, problem in results.case_labels(rows).items():
-        mine = [r for r in ok if r["case_key"] == case]
+        mine = [r for r in ok if r["case_key"] == case and r["time"]]
+        clocks = {r["time_clock"] for r in mine}
+        clock = next((c for c in CLOCKS if c in clocks), None)
         for method in sorted({r["method"] for r in mine}):
             cells = []
             for level in LEVELS:
-                reached = [r for r in mine if r["method"] == method and r["time"]
+                reached = [r for r in mine if r["method"] == method and r["time_clock"] == clock
                            and r["final_error"] is not None and r["final_error"] <= level]
                 best = min(reached, key=lambda r: r["time"]) if reached else None
                 cells.append("not reached" if best is None
