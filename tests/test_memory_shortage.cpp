@@ -1,11 +1,12 @@
-// A memory shortage in the command's own process (not a run's worker) ends with a message naming
-// it and exit code 2, never SIGABRT: a clean-up that allocates (nlohmann::json's destructor) once
-// called std::terminate when the allocation that failed left nothing. Generated address-space
-// limits (ulimit -v) between what cmbench needs to start and that plus 64 MiB, on --resume of a
-// finished campaign, merge of its shards and compare of a committed result set; each command
-// either succeeds or fails this way, and leaves its output whole or absent.
+// Memory shortages, wherever they strike, under generated address-space limits (ulimit -v). In a
+// run or a self-converged reference: the run ends out_of_memory and --resume runs it again. In
+// the command's own process (--resume of a finished campaign, merge of its shards, compare of a
+// committed result set): a message naming it and exit code 2, never SIGABRT (a clean-up that
+// allocates, nlohmann::json's destructor, once called std::terminate when the allocation that
+// failed left nothing), and the output whole or absent.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -115,6 +116,97 @@ TEST(MemoryShortage, ResumeMergeAndCompareEndWithAMessageUnderAnyLimit) {
   }
   EXPECT_EQ(temporary_files(dir), 0);
   EXPECT_GT(shortages, 0) << "the limits never reached the commands";
+  fs::remove_all(dir);
+}
+
+// --- memory limits on the runs and their references (in workers, and the reference pass) -------
+
+using namespace cmb::test;  // scratch, write_campaign, comparable, cli
+
+// Generated memory limits (ulimit -v, 12 to 32 MiB of address space) on a campaign whose runs
+// need about 25 MiB: a run whose allocation fails ends out_of_memory (never crashed), and --resume
+// without the limit runs those again: the set equals an undisturbed run's.
+TEST(Campaign, AMemoryLimitEndsRunsOutOfMemoryAndResumeRunsThemAgain) {
+  if (!AllocationCounter::available())
+    GTEST_SKIP() << "sanitizers reserve more address space than the limits leave";
+  const fs::path dir = scratch("memory_limit");
+  const json campaign = {
+      {"name", "memory"},
+      {"repeat", 0},
+      {"problems",
+       {{{"id", "n_pendulum"}, {"params", {{"N", 30}}}, {"t_end", 1}, {"sample_dt", 1e-4}}}},
+      {"methods", {{{"id", "index1"}}}},
+      {"steppers", {{{"id", "rk4"}, {"dt", {1e-4, 2e-4}}}}}};
+  const fs::path file = write_campaign(dir, campaign);
+  ASSERT_EQ(
+      cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
+  const auto reference = comparable(dir / "full" / "results.json");
+  std::mt19937 random(4);
+  int out_of_memory = 0;
+  for (int trial = 0; trial < 5; ++trial) {
+    const int kib = 12000 + static_cast<int>(random() % 20000);
+    const fs::path out = dir / ("limited-" + std::to_string(trial));
+    std::system(("bash -c 'ulimit -v " + std::to_string(kib) + "; exec " + CMB_CLI_PATH +
+                 " campaign " + file.string() + " --jobs 2 --out " + out.string() +
+                 "' >/dev/null 2>&1")
+                    .c_str());
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(out / "runs", ec)) {
+      std::ifstream in(entry.path());
+      const std::string status = json::parse(in)["status"];
+      EXPECT_NE(status, "crashed") << kib << " KiB: " << entry.path();
+      out_of_memory += status == "out_of_memory";
+    }
+    const CliResult resumed =
+        cli("campaign " + file.string() + " --jobs 2 --resume --out " + out.string());
+    ASSERT_EQ(resumed.exit_code, 0) << kib << " KiB: " << resumed.output;
+    EXPECT_EQ(comparable(out / "results.json"), reference) << kib << " KiB";
+  }
+  EXPECT_GT(out_of_memory, 0);  // the limits reach the runs
+  fs::remove_all(dir);
+}
+
+// The same for a self-converged reference (computed by the campaign's reference pass, in the
+// parent): one that ran out of memory under a generated limit ends its runs out_of_memory, not
+// reference_failed (which --resume keeps for good), and --resume without the limit computes it.
+TEST(Campaign, AReferenceThatRanOutOfMemoryIsComputedByResume) {
+  if (!AllocationCounter::available())
+    GTEST_SKIP() << "sanitizers reserve more address space than the limits leave";
+  const fs::path dir = scratch("reference_memory");
+  const json campaign = {
+      {"name", "reference_memory"},
+      {"repeat", 0},
+      {"reference", "self_converged"},
+      {"problems", {{{"id", "n_pendulum"}, {"params", {{"N", 20}}}, {"t_end", 2}}}},
+      {"methods", {{{"id", "index1"}}}},
+      {"steppers", {{{"id", "rk4"}, {"dt", {1e-3}}}}}};
+  const fs::path file = write_campaign(dir, campaign);
+  ASSERT_EQ(cli("campaign " + file.string() + " --jobs 1 --out " + (dir / "full" / "out").string())
+                .exit_code,
+            0);
+  const auto reference = comparable(dir / "full" / "out" / "results.json");
+  std::mt19937 random(48);
+  int out_of_memory = 0;
+  for (int trial = 0; trial < 5; ++trial) {
+    const int kib = 20000 + static_cast<int>(random() % 30000);
+    const fs::path out = dir / ("limited-" + std::to_string(trial)) / "out";  // its own cache
+    std::system(("bash -c 'ulimit -v " + std::to_string(kib) + "; exec " + CMB_CLI_PATH +
+                 " campaign " + file.string() + " --jobs 1 --out " + out.string() +
+                 "' >/dev/null 2>&1")
+                    .c_str());
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(out / "runs", ec)) {
+      std::ifstream in(entry.path());
+      const std::string status = json::parse(in)["status"];
+      EXPECT_TRUE(status == "ok" || status == "out_of_memory") << kib << " KiB: " << status;
+      out_of_memory += status == "out_of_memory";
+    }
+    const CliResult resumed =
+        cli("campaign " + file.string() + " --jobs 1 --resume --out " + out.string());
+    ASSERT_EQ(resumed.exit_code, 0) << kib << " KiB: " << resumed.output;
+    EXPECT_EQ(comparable(out / "results.json"), reference) << kib << " KiB";
+  }
+  EXPECT_GT(out_of_memory, 0);  // the limits reach the reference
   fs::remove_all(dir);
 }
 
