@@ -318,6 +318,10 @@ MergeSummary merge_results(const std::vector<std::string>& dirs, const std::stri
   merged["merged_from"] = dirs;
   if (!summary.missing_shards.empty()) merged["missing_shards"] = summary.missing_shards;
   const std::vector<FileCopy> copies = run_files(merged["runs"], origins, dirs, out_dir, summary);
+  // From here on this merge alone writes into --out; what the checks above saw may have changed
+  // while it read its inputs (another merge finished), so they are made again.
+  const DirectoryLock in_use(out_dir, "merge");
+  check_out_dir(out_dir, options.force);
   const fs::path marker = fs::path(out_dir) / kMergingMarker;
   write_file_atomically(marker.string(), "a cmbench merge is writing here\n");
   copy_run_files(copies, summary);

@@ -1,6 +1,7 @@
 #include "records/output.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -225,6 +226,27 @@ bool same_file(const std::string& a, const std::string& b) {
   const fs::path ca = fs::weakly_canonical(fs::absolute(target_a, ec), ec_a);
   const fs::path cb = fs::weakly_canonical(fs::absolute(target_b, ec), ec_b);
   return !ec_a && !ec_b && ca == cb;
+}
+
+DirectoryLock::DirectoryLock(const std::string& dir, const std::string& what) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) fail("create the directory", dir, ec.value());
+  fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) fail("open the directory", dir, errno);
+  if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+  const int error = errno;
+  if (error != EWOULDBLOCK) return;  // no locks here (see the header): go on unlocked
+  ::close(fd_);
+  fd_ = -1;
+  throw InputError("'" + dir +
+                   "' is in use: another cmbench process (a campaign or a merge) is "
+                   "writing into it; wait for it to end, or give this " +
+                   what + " another directory");
+}
+
+DirectoryLock::~DirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
 }
 
 }  // namespace cmb

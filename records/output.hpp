@@ -59,4 +59,20 @@ void check_directory_path(const std::string& path, const std::string& what);
 // it would go to exists or can be created and is writable. Creates nothing.
 void check_writable(const std::string& path, NonRegular non_regular = NonRegular::refuse);
 
+// One writer at a time in an output directory (a campaign's, a merge's --out) while the object
+// lives: an exclusive flock on the directory, created when missing. A second campaign or merge
+// into it is refused at once (InputError naming the directory and `what` holds it) instead of
+// mixing its files with the first one's. Where the file system has no such locks (flock on a
+// directory over NFS), nothing is locked: the cluster flow gives each shard its own directory.
+class DirectoryLock {
+ public:
+  DirectoryLock(const std::string& dir, const std::string& what);
+  ~DirectoryLock();
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace cmb

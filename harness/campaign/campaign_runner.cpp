@@ -318,10 +318,13 @@ CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& op
   check_output_dir(campaign, options, out);
   const std::string reference_cache = reference_cache_dir(campaign, options, out.string());
   check_directory_path(reference_cache, "reference cache");  // before anything is written
+  // From here on this campaign alone writes into `out` (another one is refused); what the check
+  // above saw may have changed until then, so it is made again.
+  const DirectoryLock in_use(out.string(), "campaign");
+  check_output_dir(campaign, options, out);
   const std::vector<const CampaignRun*> pending = execution_order(runs_to_do(selected, out));
   // campaign.json first: a directory with runs/ but without it is refused by --resume, so a
   // campaign killed here must not leave one.
-  make_directory(out);
   write_file_atomically((out / "campaign.json").string(), campaign.source.dump(2) + "\n");
   make_directory(out / "runs");
   make_directory(out / "series");
