@@ -77,6 +77,18 @@ void expect_every_named_file(const fs::path& out, const std::string& at) {
   EXPECT_FALSE(fs::exists(out / ".cmbench-merging")) << at;
 }
 
+// Of two processes raced as `tag` (exit codes a and b), one wrote (exit 0) and the other was
+// refused (exit 2), saying the directory was in use or already held a set.
+void expect_one_winner(const fs::path& dir, int a, int b, const std::string& tag) {
+  const std::string at = "trial " + tag;
+  EXPECT_TRUE((a == 0) != (b == 0)) << at << ": exit codes " << a << " and " << b;
+  EXPECT_TRUE((a == 0 || a == 2) && (b == 0 || b == 2)) << at << ": " << a << ", " << b;
+  const std::string refused = text_of(dir / ((a == 0 ? "b" : "a") + tag + ".log"));
+  EXPECT_TRUE(refused.find("in use") != std::string::npos ||
+              refused.find("already holds") != std::string::npos)
+      << at << ": " << refused;
+}
+
 json small_campaign(const std::string& name, double dt) {
   return {{"name", name},
           {"repeat", 0},
@@ -106,13 +118,7 @@ TEST(ConcurrentOutputs, TwoMergesIntoOneOutLeaveOneWholeSetOrARefusal) {
     const auto [a, b] =
         race(dir, "merge a1 a2 --out " + out, "merge b1 b2 --out " + out,
              static_cast<int>(random() % 3000), trial % 2 == 1, std::to_string(trial));
-    EXPECT_TRUE((a == 0) != (b == 0)) << at << ": exit codes " << a << " and " << b;
-    EXPECT_TRUE((a == 0 || a == 2) && (b == 0 || b == 2)) << at << ": " << a << ", " << b;
-    const std::string refused =
-        text_of(dir / ((a == 0 ? "b" : "a") + std::to_string(trial) + ".log"));
-    EXPECT_TRUE(refused.find("in use") != std::string::npos ||
-                refused.find("already holds") != std::string::npos)
-        << at << ": " << refused;
+    expect_one_winner(dir, a, b, std::to_string(trial));
     EXPECT_EQ(comparable(dir / out / "results.json"), whole[a == 0 ? "a" : "b"]) << at;
     expect_every_named_file(dir / out, at);
   }
@@ -130,13 +136,7 @@ TEST(ConcurrentOutputs, TwoCampaignsIntoOneOutLeaveOneWholeSetOrARefusal) {
     const std::string args = "campaign campaign.json --jobs 1 --out " + out;
     const auto [a, b] =
         race(dir, args, args, static_cast<int>(random() % 3000), false, std::to_string(trial));
-    EXPECT_TRUE((a == 0) != (b == 0)) << at << ": exit codes " << a << " and " << b;
-    EXPECT_TRUE((a == 0 || a == 2) && (b == 0 || b == 2)) << at << ": " << a << ", " << b;
-    const std::string refused =
-        text_of(dir / ((a == 0 ? "b" : "a") + std::to_string(trial) + ".log"));
-    EXPECT_TRUE(refused.find("in use") != std::string::npos ||
-                refused.find("already holds") != std::string::npos)
-        << at << ": " << refused;
+    expect_one_winner(dir, a, b, std::to_string(trial));
     EXPECT_EQ(comparable(dir / out / "results.json"), whole) << at;
     expect_every_named_file(dir / out, at);
   }

@@ -6,12 +6,13 @@
 // failed left nothing), and the output whole or absent.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "alloc_counter.hpp"
 #include "campaign_support.hpp"
@@ -123,6 +124,26 @@ TEST(MemoryShortage, ResumeMergeAndCompareEndWithAMessageUnderAnyLimit) {
 
 using namespace cmb::test;  // scratch, write_campaign, comparable, cli
 
+// Runs the campaign `file` into `out` under `kib` KiB of address space, then resumes it without
+// the limit, which must complete the set as an undisturbed run (`reference`) does. Returns the
+// statuses the limited run recorded.
+std::vector<std::string> statuses_under_limit_then_resumed(
+    const fs::path& file, const fs::path& out, long kib,
+    const std::map<std::string, json>& reference) {
+  const std::string campaign = "campaign " + file.string() + " --jobs 1 --out " + out.string();
+  cli_memory_limited(file.parent_path().string(), kib, campaign);
+  std::vector<std::string> statuses;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(out / "runs", ec)) {
+    std::ifstream in(entry.path());
+    statuses.push_back(json::parse(in)["status"]);
+  }
+  const CliResult resumed = cli(campaign + " --resume");
+  EXPECT_EQ(resumed.exit_code, 0) << kib << " KiB: " << resumed.output;
+  EXPECT_EQ(comparable(out / "results.json"), reference) << kib << " KiB";
+  return statuses;
+}
+
 // Generated memory limits (ulimit -v, 12 to 32 MiB of address space) on a campaign whose runs
 // need about 25 MiB: a run whose allocation fails ends out_of_memory (never crashed), and --resume
 // without the limit runs those again: the set equals an undisturbed run's.
@@ -146,21 +167,10 @@ TEST(Campaign, AMemoryLimitEndsRunsOutOfMemoryAndResumeRunsThemAgain) {
   for (int trial = 0; trial < 5; ++trial) {
     const int kib = 12000 + static_cast<int>(random() % 20000);
     const fs::path out = dir / ("limited-" + std::to_string(trial));
-    std::system(("bash -c 'ulimit -v " + std::to_string(kib) + "; exec " + CMB_CLI_PATH +
-                 " campaign " + file.string() + " --jobs 2 --out " + out.string() +
-                 "' >/dev/null 2>&1")
-                    .c_str());
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(out / "runs", ec)) {
-      std::ifstream in(entry.path());
-      const std::string status = json::parse(in)["status"];
-      EXPECT_NE(status, "crashed") << kib << " KiB: " << entry.path();
+    for (const std::string& status : statuses_under_limit_then_resumed(file, out, kib, reference)) {
+      EXPECT_NE(status, "crashed") << kib << " KiB";
       out_of_memory += status == "out_of_memory";
     }
-    const CliResult resumed =
-        cli("campaign " + file.string() + " --jobs 2 --resume --out " + out.string());
-    ASSERT_EQ(resumed.exit_code, 0) << kib << " KiB: " << resumed.output;
-    EXPECT_EQ(comparable(out / "results.json"), reference) << kib << " KiB";
   }
   EXPECT_GT(out_of_memory, 0);  // the limits reach the runs
   fs::remove_all(dir);
@@ -190,21 +200,10 @@ TEST(Campaign, AReferenceThatRanOutOfMemoryIsComputedByResume) {
   for (int trial = 0; trial < 5; ++trial) {
     const int kib = 20000 + static_cast<int>(random() % 30000);
     const fs::path out = dir / ("limited-" + std::to_string(trial)) / "out";  // its own cache
-    std::system(("bash -c 'ulimit -v " + std::to_string(kib) + "; exec " + CMB_CLI_PATH +
-                 " campaign " + file.string() + " --jobs 1 --out " + out.string() +
-                 "' >/dev/null 2>&1")
-                    .c_str());
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(out / "runs", ec)) {
-      std::ifstream in(entry.path());
-      const std::string status = json::parse(in)["status"];
+    for (const std::string& status : statuses_under_limit_then_resumed(file, out, kib, reference)) {
       EXPECT_TRUE(status == "ok" || status == "out_of_memory") << kib << " KiB: " << status;
       out_of_memory += status == "out_of_memory";
     }
-    const CliResult resumed =
-        cli("campaign " + file.string() + " --jobs 1 --resume --out " + out.string());
-    ASSERT_EQ(resumed.exit_code, 0) << kib << " KiB: " << resumed.output;
-    EXPECT_EQ(comparable(out / "results.json"), reference) << kib << " KiB";
   }
   EXPECT_GT(out_of_memory, 0);  // the limits reach the reference
   fs::remove_all(dir);
