@@ -63,7 +63,7 @@ json parse_json_input(const std::string& text, const std::string& origin) {
   }
 }
 
-json read_json_file(const std::string& path, const std::string& what) {
+std::string read_text_file(const std::string& path, const std::string& what) {
   std::error_code ec;
   // A device or a FIFO could stream forever; only a regular file has a size to check.
   if (!std::filesystem::is_regular_file(path, ec))
@@ -79,7 +79,11 @@ json read_json_file(const std::string& path, const std::string& what) {
   if (text.size() > kMaxJsonFileBytes)
     throw InputError(what + " is larger than " + std::to_string(kMaxJsonFileBytes >> 20) +
                      " MiB, more than any file cmbench writes: refused");
-  return parse_json_input(text, what);
+  return text;
+}
+
+json read_json_file(const std::string& path, const std::string& what) {
+  return parse_json_input(read_text_file(path, what), what);
 }
 
 std::string excerpt(const json& value, std::size_t max_chars) {

@@ -27,6 +27,8 @@ constexpr std::size_t kMaxJsonFileBytes = std::size_t(256) << 20;
 /// `what` (e.g. "results file 'a/results.json'") when the file cannot be opened, is not a regular
 /// file, is larger than kMaxJsonFileBytes, or is not acceptable JSON.
 nlohmann::json read_json_file(const std::string& path, const std::string& what);
+/// The text of that file, with the same checks but for the JSON.
+std::string read_text_file(const std::string& path, const std::string& what);
 
 /// `value` as JSON text for a message, cut to about `max_chars` characters.
 std::string excerpt(const nlohmann::json& value, std::size_t max_chars = 80);

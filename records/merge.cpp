@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
 #include "core/params.hpp"
+#include "records/merge_inputs.hpp"
 #include "records/output.hpp"
+#include "records/result_set.hpp"
+#include "records/store.hpp"
 
 namespace cmb {
 
@@ -62,47 +66,6 @@ void check_out_dir(const std::string& out_dir, bool force) {
   check_writable(target.string());  // a path under a file, a directory that cannot be written
 }
 
-// --campaign: every input holds the results of the campaign document in `file`.
-void check_submitted_campaign(const std::vector<ResultsFile>& inputs, const std::string& file) {
-  const json submitted = read_json_file(file, "--campaign '" + file + "'");
-  for (const ResultsFile& input : inputs) {
-    const json& held = input.doc["campaign_file"];
-    if (held == submitted) continue;
-    std::vector<std::string> differing;
-    if (held.is_object() && submitted.is_object()) {
-      std::set<std::string> keys;
-      for (const auto& [k, v] : held.items()) keys.insert(k);
-      for (const auto& [k, v] : submitted.items()) keys.insert(k);
-      for (const auto& k : keys)
-        if (held.value(k, json()) != submitted.value(k, json())) differing.push_back(k);
-    }
-    throw InputError(
-        "'" + input.name + "' holds the results of another campaign than --campaign '" + file +
-        "'" + (differing.empty() ? std::string() : " (differs in: " + join(differing, ", ") + ")") +
-        ": a shard left from an earlier submission (submit.sh moves those to stale/); move or "
-        "remove it, then run that shard again with this file");
-  }
-}
-
-void check_same_origin(const std::vector<ResultsFile>& inputs) {
-  const json& first = inputs.front().doc;
-  for (std::size_t i = 1; i < inputs.size(); ++i) {
-    const json& doc = inputs[i].doc;
-    if (doc["campaign_file"] != first["campaign_file"])
-      throw InputError("'" + inputs[i].name + "' comes from a different campaign file than '" +
-                       inputs.front().name + "' (use --force to merge anyway)");
-    // cmbench_build is optional (older records, hand-made files): absent reads as null.
-    for (const char* key : {"git_sha", "build_type", "compiler", "flags", "cmbench_build"}) {
-      const json here = doc["context"].value(key, json()),
-                 there = first["context"].value(key, json());
-      if (here != there)
-        throw InputError("'" + inputs[i].name + "' was produced by a different build (" + key +
-                         ": " + here.dump() + " vs " + there.dump() +
-                         "; use --force to merge anyway)");
-    }
-  }
-}
-
 // A run record without when, where and how long it ran (timing, context) and without where and
 // when its reference was computed and whether it was read from a cache (the reference itself,
 // its recipe and accuracy, stays): two campaigns that share a run record it the same way
@@ -128,66 +91,6 @@ std::string differing_fields(const json& a, const json& b) {
   for (const auto& [k, v] : b.items())
     if (!a.contains(k)) out += (out.empty() ? "" : ", ") + k;
   return out;
-}
-
-// The selection a results file holds ("filter": the regular expression its runs were chosen
-// by; "" when all were, or when an older file does not say).
-std::string selection_of(const ResultsFile& input) {
-  const json filter = input.doc.value("filter", json(""));
-  return filter.is_string() ? filter.get<std::string>() : filter.dump();
-}
-
-// Shards split one selection: a shard of another selection (a different --filter) would make
-// "all N shards present" mean nothing, so it is refused, even with --force.
-void check_same_selection(const ResultsFile& shard, const std::vector<ResultsFile>& inputs) {
-  for (const auto& other : inputs) {
-    const json& block = other.doc.value("shard", json());
-    if (!block.is_object() || block.value("count", 1) <= 1) continue;
-    if (selection_of(other) != selection_of(shard))
-      throw InputError("'" + shard.name + "' and '" + other.name +
-                       "' are shards of different selections (--filter " +
-                       excerpt(json(selection_of(shard)), 60) + " vs " +
-                       excerpt(json(selection_of(other)), 60) +
-                       "): together they are not the campaign's runs; run every shard with the "
-                       "same --filter");
-    return;  // the first shard input: all others are checked against it
-  }
-}
-
-// The shard numbers that the shard inputs leave out (none when no input is a shard of N > 1).
-std::vector<int> missing_shards(const std::vector<ResultsFile>& inputs) {
-  int count = 0;
-  std::set<int> present;
-  for (const auto& input : inputs) {
-    const json& shard = input.doc.value("shard", json());
-    if (!shard.is_object() || shard.value("count", 1) <= 1) continue;
-    const int n = shard.value("count", 1), index = shard.value("index", 0);
-    if (count != 0 && n != count)
-      throw InputError("'" + input.name + "' is shard " + std::to_string(index) + " of " +
-                       std::to_string(n) + ", another input a shard of " + std::to_string(count) +
-                       ": merge the shards of one split");
-    count = n;
-    check_same_selection(input, inputs);
-    present.insert(index);
-  }
-  std::vector<int> missing;
-  for (int i = 1; i <= count; ++i)
-    if (!present.count(i)) missing.push_back(i);
-  return missing;
-}
-
-std::string incomplete_message(const std::vector<ResultsFile>& inputs,
-                               const std::vector<int>& missing) {
-  int count = 0;
-  for (const auto& input : inputs)
-    if (input.doc.value("shard", json()).is_object())
-      count = std::max(count, input.doc["shard"].value("count", 1));
-  std::string numbers;
-  for (const int i : missing) numbers += (numbers.empty() ? "" : ", ") + std::to_string(i);
-  return "the inputs are an incomplete set of shards: shard(s) " + numbers + " of " +
-         std::to_string(count) +
-         " missing; merge them all, or give --allow-partial to merge these (recorded as "
-         "missing_shards in results.json)";
 }
 
 // Whether `path` (which exists) resolves, through any symbolic links, to a place inside `dir`:
@@ -242,12 +145,61 @@ std::vector<FileCopy> run_files(const json& runs, const std::vector<std::size_t>
   return copies;
 }
 
-void copy_run_files(const std::vector<FileCopy>& copies, MergeSummary& summary) {
-  for (const auto& [from, to] : copies) {
+// The inputs' stores (null for an input without one: a committed set, exported files).
+std::vector<std::unique_ptr<ResultStore>> input_stores(const std::vector<std::string>& dirs) {
+  std::vector<std::unique_ptr<ResultStore>> stores;
+  for (const auto& dir : dirs) {
     std::error_code ec;
-    if (!fs::equivalent(from, to, ec)) copy_file_atomically(from.string(), to.string());
-    ++summary.files_copied;
+    stores.push_back(fs::exists(store_path(dir), ec)
+                         ? std::make_unique<ResultStore>(store_path(dir), journal_for(dir),
+                                                         ResultStore::Access::read)
+                         : nullptr);
   }
+  return stores;
+}
+
+// The row a merged run is committed as: its input store's row, or for an input without a store
+// its record as results.json holds it and its series file as the copy check found it.
+StoredRun merged_row(const RunRecord& record, const ResultStore* store,
+                     const std::map<fs::path, fs::path>& sources, const std::string& out_dir) {
+  if (store) {
+    std::optional<StoredRun> row = store->run(record.key);
+    if (!row)
+      throw InputError("run '" + record.key + "' is not in the store '" + store->path() + "'");
+    return *row;
+  }
+  std::optional<std::string> series;
+  if (record.files && record.files->series) {
+    const auto source = sources.find(fs::path(out_dir) / *record.files->series);
+    if (source != sources.end())
+      series = read_text_file(source->second.string(), "'" + source->second.string() + "'");
+  }
+  return stored_run(record, std::move(series));
+}
+
+// Commits the merged runs into the store of `out_dir` in one transaction, replacing an earlier
+// merge's, then exports them; counts the files exported.
+void commit_and_export(const std::vector<RunRecord>& runs, const std::vector<std::size_t>& origins,
+                       const std::vector<std::string>& dirs, const std::vector<FileCopy>& copies,
+                       json header, const std::string& out_dir, MergeSummary& summary) {
+  std::map<fs::path, fs::path> sources;  // each file of --out and where it comes from
+  for (const FileCopy& copy : copies) sources.emplace(copy.to, copy.from);
+  ResultStore store(store_path(out_dir), journal_for(out_dir), ResultStore::Access::create);
+  std::vector<std::string> keys;
+  auto stores = input_stores(dirs);  // closed before the export settles the store
+  store.commit_each(
+      [&](const ResultStore::Put& put) {
+        for (std::size_t r = 0; r < runs.size(); ++r) {
+          const StoredRun row = merged_row(runs[r], stores[origins[r]].get(), sources, out_dir);
+          summary.files_copied += (runs[r].files ? 1 : 0) + (row.series ? 1 : 0);
+          keys.push_back(row.key);
+          put(row);
+        }
+      },
+      true);
+  stores.clear();
+  header.erase("runs");
+  export_set(store, out_dir, keys, std::move(header));
 }
 
 // After a merge replaced an earlier one in out_dir: the files no merged run names.
@@ -269,7 +221,7 @@ void remove_unnamed_files(const json& runs, const std::string& out_dir) {
 json merge_documents(const std::vector<ResultsFile>& inputs, bool force,
                      std::vector<std::size_t>* origins) {
   if (inputs.empty()) throw InputError("merge needs at least one results file");
-  if (!force) check_same_origin(inputs);
+  if (!force) merge_inputs::check_same_origin(inputs);
   json runs = json::array();
   struct Kept {
     json outcome;       // of the first record of the run
@@ -307,16 +259,20 @@ MergeSummary merge_results(const std::vector<std::string>& dirs, const std::stri
   for (const auto& dir : dirs)
     inputs.push_back(load_results((fs::path(dir) / "results.json").string(),
                                   "'" + dir + "' holds no results.json"));
-  if (!options.campaign.empty()) check_submitted_campaign(inputs, options.campaign);
-  if (!options.force) check_same_origin(inputs);  // first: shards of different campaigns
+  if (!options.campaign.empty()) merge_inputs::check_submitted_campaign(inputs, options.campaign);
+  if (!options.force)
+    merge_inputs::check_same_origin(inputs);  // first: shards of different campaigns
   MergeSummary summary;
-  summary.missing_shards = missing_shards(inputs);
+  summary.missing_shards = merge_inputs::missing_shards(inputs);
   if (!summary.missing_shards.empty() && !options.allow_partial)
-    throw InputError(incomplete_message(inputs, summary.missing_shards));
+    throw InputError(merge_inputs::incomplete_message(inputs, summary.missing_shards));
   std::vector<std::size_t> origins;
   json merged = merge_documents(inputs, options.force, &origins);
   merged["merged_from"] = dirs;
   if (!summary.missing_shards.empty()) merged["missing_shards"] = summary.missing_shards;
+  std::vector<RunRecord> merged_runs;
+  for (const auto& run : merged["runs"])
+    merged_runs.push_back(read_run_record(run, "the merged record"));
   const std::vector<FileCopy> copies = run_files(merged["runs"], origins, dirs, out_dir, summary);
   // From here on this merge alone writes into --out; what the checks above saw may have changed
   // while it read its inputs (another merge finished), so they are made again.
@@ -324,8 +280,7 @@ MergeSummary merge_results(const std::vector<std::string>& dirs, const std::stri
   check_out_dir(out_dir, options.force);
   const fs::path marker = fs::path(out_dir) / kMergingMarker;
   write_file_atomically(marker.string(), "a cmbench merge is writing here\n");
-  copy_run_files(copies, summary);
-  write_file_atomically((fs::path(out_dir) / "results.json").string(), merged.dump(1) + "\n");
+  commit_and_export(merged_runs, origins, dirs, copies, merged, out_dir, summary);
   remove_unnamed_files(merged["runs"], out_dir);
   std::error_code ec;
   fs::remove(marker, ec);

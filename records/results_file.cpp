@@ -8,6 +8,7 @@
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
 #include "records/json_fields.hpp"
+#include "records/result_set.hpp"
 
 namespace cmb {
 
@@ -153,7 +154,11 @@ ResultsFile parse_results(const std::string& text, const std::string& name) {
 ResultsFile load_results(const std::string& path, const std::string& if_unreadable) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw InputError(if_unreadable);
-  return results_file(read_json_file(path, "'" + path + "'"), path);
+  const std::string what = "'" + path + "'";
+  const std::string text = read_text_file(path, what);
+  // Beside its store, results.json is read only as the store's complete export.
+  check_set_complete(std::filesystem::path(path).parent_path().string(), text);
+  return results_file(parse_json_input(text, what), path);
 }
 
 std::string stable_hash(const std::string& text) {

@@ -205,6 +205,8 @@ nlohmann::json to_json(const RunContext& context);
 // with "digest": record_digest of the rest, which read_run_record checks when present.
 void write_run_record(const std::string& path, const RunRecord& record, int indent = 1,
                       NonRegular non_regular = NonRegular::refuse);
+// The text write_run_record writes (what a result store holds as the run's record).
+std::string run_record_text(const RunRecord& record, int indent = 1);
 
 // The stable hash (records/results_file.hpp) of a record document's compact text.
 std::string record_digest(const nlohmann::json& record);

@@ -228,14 +228,16 @@ std::string record_digest(const nlohmann::json& record) {
   return stable_hash(record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
-void write_run_record(const std::string& path, const RunRecord& record, int indent,
-                      NonRegular non_regular) {
+std::string run_record_text(const RunRecord& record, int indent) {
   nlohmann::json document = to_json(record);
   document["digest"] = record_digest(document);
   // A message may quote bytes of a damaged file that are not UTF-8: replaced, never a throw.
-  write_file_atomically(
-      path, document.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
-      non_regular);
+  return document.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+void write_run_record(const std::string& path, const RunRecord& record, int indent,
+                      NonRegular non_regular) {
+  write_file_atomically(path, run_record_text(record, indent), non_regular);
 }
 
 }  // namespace cmb

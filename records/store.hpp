@@ -14,13 +14,25 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
+
 struct sqlite3;
 
 namespace cmb {
+
+// The store's file is damaged (SQLite finds it corrupt or not a database, its integrity check
+// fails, a row or fact does not match its digest), as opposed to a store that could not be read
+// for want of memory (std::bad_alloc) or because of an I/O error (InputError): only damage makes
+// a resuming campaign set the store aside.
+class StoreDamaged : public InputError {
+ public:
+  using InputError::InputError;
+};
 
 // A run as the store holds it: its key, the stem of its file names, its status, the run record
 // (JSON text, its digest inside) and the series CSV when it has one.
@@ -33,14 +45,26 @@ struct StoredRun {
   bool timing_pending = false;
 };
 
+// A stored run's row as a resuming campaign sees it: what is committed, and what is wrong with
+// the row when it does not agree with its digests or its record ("" when nothing is).
+struct RowCheck {
+  std::string key;
+  std::string status;
+  bool timing_pending = false;
+  std::string problem;
+};
+
 class ResultStore {
  public:
   enum class Journal { wal, rollback };
+  // create: a writer that makes the store when it does not exist; existing: a writer of a store
+  // that must exist (a campaign's worker); read: a reader, which never changes the file.
+  enum class Access { create, existing, read };
 
-  // Opens the store at `path`, creating it when it does not exist. Throws InputError naming the
-  // path when the file is not a cmbench store (another database, not a database at all) or
-  // cannot be opened.
-  ResultStore(const std::string& path, Journal journal);
+  // Opens the store at `path`. Throws InputError naming the path when the file is missing (but
+  // for `create`), is not a cmbench store (another database, not a database at all) or cannot be
+  // opened.
+  ResultStore(const std::string& path, Journal journal, Access access = Access::create);
   ~ResultStore();
   ResultStore(const ResultStore&) = delete;
   ResultStore& operator=(const ResultStore&) = delete;
@@ -49,10 +73,21 @@ class ResultStore {
   // them is stored when it fails (OutputError naming the path: a full disk, a lock held too long).
   void commit(const std::vector<StoredRun>& runs);
   void commit(const StoredRun& run) { commit(std::vector<StoredRun>{run}); }
+  // The same for runs handed over one at a time by `produce` (a merge of many large series never
+  // holds them all); with `replace_all`, the store's earlier runs that `produce` did not put go
+  // in the same transaction. Either way the set's "complete" fact goes (the set changed).
+  using Put = std::function<void(const StoredRun&)>;
+  void commit_each(const std::function<void(const Put&)>& produce, bool replace_all);
+  // The runs of `keys` removed, in one transaction (a resuming campaign's runs to redo).
+  void remove(const std::vector<std::string>& keys);
+  // A run's record, status and pending timing replaced in one transaction, its series kept (the
+  // timing pass). OutputError when the run is not stored.
+  void update_record(const StoredRun& run);
 
   // A fact of the set (its campaign document, "complete"), with its digest, in one transaction.
   void set_fact(const std::string& name, const std::string& value);
   std::optional<std::string> fact(const std::string& name) const;
+  void erase_fact(const std::string& name);
 
   std::optional<StoredRun> run(const std::string& key) const;
   std::vector<std::string> keys() const;  // sorted
@@ -62,14 +97,30 @@ class ResultStore {
   // pending timing as the record says). Throws InputError naming the path and the first
   // problem; returns the number of runs checked.
   std::size_t verify() const;
+  // SQLite's integrity check (InputError when it fails), then each row checked as verify() does
+  // but reported instead of thrown: a resuming campaign redoes the runs whose rows are damaged.
+  std::vector<RowCheck> check_rows() const;
+
+  // Leaves the database file whole on its own: the write-ahead log moved into it and switched
+  // off (the rollback journal, which leaves no file behind), so a finished set is one file that
+  // readers open without creating any (reading a WAL database creates its -shm file, which a
+  // read-only directory or a file-size limit refuses). The next writer turns WAL on again.
+  void settle();
 
   const std::string& path() const { return path_; }
 
  private:
-  void execute(const std::string& sql) const;
+  void execute(const std::string& sql, bool writing = false) const;
+  void check_schema(bool may_write);
+  void end_transaction();
+  void integrity_check() const;
   sqlite3* db_ = nullptr;
   std::string path_;
 };
+
+// The journal a store in `dir` uses: rollback on a network or cluster file system (NFS, SMB,
+// Lustre, GPFS, BeeGFS, Ceph, FUSE, 9P: see the top of this file), WAL elsewhere.
+ResultStore::Journal journal_for(const std::string& dir);
 
 // The digest a store keeps beside a value (FNV-1a, records/results_file.hpp's stable_hash): any
 // change of a single byte changes it.

@@ -4,9 +4,11 @@
 // - signals (SIGINT, SIGTERM, SIGKILL) sent to the campaign's parent or to one of its workers at a
 //   random moment: no process outlives the campaign, and --resume gives the undisturbed set,
 //   every run once;
-// - records of a finished set damaged at random (truncated, a bit flipped, another run's record,
-//   deep nesting, empty, a link to a file outside): --resume gives the undisturbed set and
-//   leaves the file outside untouched.
+// - exported records of a finished set damaged at random (truncated, a bit flipped, another run's
+//   record, deep nesting, empty, a link to a file outside): --resume rewrites them from the store
+//   and leaves the file outside untouched;
+// - a finished set's store cut or with a bit flipped at a random offset: compare reads it whole
+//   or refuses it, and --resume gives the undisturbed set.
 // The number of cases per suite is CMB_FAULT_CASES (default: a few, for CI); the seed is
 // CMB_FAULT_SEED (default fixed), so a failure is reproduced by its seed.
 #include <gtest/gtest.h>
@@ -207,7 +209,9 @@ std::string damage(const fs::path& record, const fs::path& other, const fs::path
   }
 }
 
-TEST(FaultSuite, DamagedRecordsAreRedoneByResumeAndNothingOutsideIsTouched) {
+// The exported run files are the store's copies: whatever is done to them, --resume rewrites
+// each from the store (nothing is run again) and writes nothing outside the set.
+TEST(FaultSuite, DamagedExportedRecordsAreRewrittenByResumeAndNothingOutsideIsTouched) {
   const fs::path dir = scratch("damaged_records");
   const fs::path file = write_campaign(dir, campaign_of(1.0, 1e-3));
   ASSERT_EQ(
@@ -236,9 +240,68 @@ TEST(FaultSuite, DamagedRecordsAreRedoneByResumeAndNothingOutsideIsTouched) {
     const CliResult resumed =
         cli("campaign " + file.string() + " --jobs 2 --resume --out " + out.string());
     ASSERT_EQ(resumed.exit_code, 0) << what << "\n" << resumed.output;
+    EXPECT_NE(resumed.output.find("0 run(s) to do"), std::string::npos) << resumed.output;
     EXPECT_EQ(comparable(out / "results.json"), reference) << what;
+    for (const fs::path& record : records)
+      EXPECT_EQ(text_of(record), text_of(dir / "full" / "runs" / record.filename())) << what;
     EXPECT_EQ(text_of(outside), outside_text) << what << ": the file outside was written";
   }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cmb::test
+
+namespace cmb::test {
+namespace {
+
+// One damage of a store's file at a generated offset: cut there, or one bit flipped there.
+std::string damage_store(const fs::path& db, std::mt19937& random) {
+  const auto size = static_cast<std::size_t>(fs::file_size(db));
+  const std::size_t offset = random() % size;
+  if (random() % 2 == 0) {
+    fs::resize_file(db, offset);
+    return "cut at byte " + std::to_string(offset) + " of " + std::to_string(size);
+  }
+  std::fstream file(db, std::ios::in | std::ios::out | std::ios::binary);
+  file.seekg(static_cast<std::streamoff>(offset));
+  char byte = 0;
+  file.read(&byte, 1);
+  const int bit = static_cast<int>(random() % 8);
+  byte = static_cast<char>(byte ^ (1 << bit));
+  file.seekp(static_cast<std::streamoff>(offset));
+  file.write(&byte, 1);
+  return "bit " + std::to_string(bit) + " of byte " + std::to_string(offset) + " flipped";
+}
+
+// A finished set's store damaged at a generated offset: a reader (compare) either reads the
+// whole set unchanged (the damage fell where nothing of the set lies) or refuses it by name,
+// never reads a partly changed set; and --resume gives the undisturbed set.
+TEST(FaultSuite, ADamagedStoreIsWholeOrRefusedAndResumeGivesTheUndisturbedSet) {
+  const fs::path dir = scratch("damaged_store");
+  const fs::path file = write_campaign(dir, campaign_of(1.0, 1e-3));
+  ASSERT_EQ(
+      cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
+  const auto reference = comparable(dir / "full" / "results.json");
+  std::mt19937 random(seed());
+  int refused = 0;
+  for (int trial = 0; trial < cases(8); ++trial) {
+    const fs::path out = dir / ("damaged-" + std::to_string(trial));
+    fs::copy(dir / "full", out, fs::copy_options::recursive);
+    const std::string what = damage_store(out / "results.db", random);
+    const CliResult read = cli("compare " + (dir / "full").string() + " " + out.string());
+    EXPECT_TRUE(read.exit_code == 0 || read.exit_code == 2) << what << "\n" << read.output;
+    if (read.exit_code == 2) {
+      ++refused;
+      EXPECT_NE(read.output.find("results.db"), std::string::npos) << what << "\n" << read.output;
+    }
+    const CliResult resumed =
+        cli("campaign " + file.string() + " --jobs 2 --resume --out " + out.string());
+    ASSERT_EQ(resumed.exit_code, 0) << what << "\n" << resumed.output;
+    EXPECT_EQ(comparable(out / "results.json"), reference) << what;
+    EXPECT_EQ(cli("compare " + (dir / "full").string() + " " + out.string()).exit_code, 0) << what;
+  }
+  EXPECT_GT(refused, 0);  // the damage reached the set
   fs::remove_all(dir);
 }
 

@@ -1,6 +1,6 @@
-// Running a campaign: run selection (filter, shard), the output directory and resume, progress,
-// the pool of worker processes (harness/campaign/campaign_workers.hpp), and the results.json that
-// gathers the records.
+// Running a campaign: run selection (filter, shard), progress, the pool of worker processes
+// (harness/campaign/campaign_workers.hpp) and the timing pass; the output directory, its store,
+// resume and the export are harness/campaign/campaign_store.hpp's.
 #include <regex.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +23,7 @@
 #include "core/json_input.hpp"
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/campaign_plan.hpp"
+#include "harness/campaign/campaign_store.hpp"
 #include "harness/campaign/campaign_workers.hpp"
 #include "harness/run/context.hpp"
 #include "harness/run/run_settings.hpp"
@@ -40,93 +41,6 @@ void make_directory(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw OutputError("cannot create the directory '" + dir.string() + "': " + ec.message());
-}
-
-// The top-level keys in which two campaign files differ.
-std::vector<std::string> differing_keys(const json& a, const json& b) {
-  std::set<std::string> keys;
-  for (const auto& [k, v] : a.items()) keys.insert(k);
-  for (const auto& [k, v] : b.items()) keys.insert(k);
-  std::vector<std::string> out;
-  for (const auto& k : keys)
-    if (!a.contains(k) || !b.contains(k) || a[k] != b[k]) out.push_back(k);
-  return out;
-}
-
-// An output directory holds at most one campaign: without --resume it must hold none; with it,
-// the same campaign file (the records were made with its settings), unless --force.
-void check_output_dir(const Campaign& campaign, const CampaignOptions& options,
-                      const fs::path& out) {
-  const fs::path stored_file = out / "campaign.json";
-  std::error_code ec;
-  if (fs::exists(out, ec) && !fs::is_directory(out, ec))
-    throw OutputError(spelled("out", options.surface) + " '" + out.string() +
-                      "' exists and is not a directory");
-  if (!fs::exists(stored_file, ec)) {
-    if (fs::exists(out / "results.json", ec) || fs::exists(out / "runs", ec))
-      throw InputError("output directory '" + out.string() +
-                       "' holds results without a campaign.json: choose another " +
-                       spelled("out", options.surface));
-    return;
-  }
-  const std::string resume = spelled("resume", options.surface);
-  const std::string other_out = spelled("out", options.surface);
-  if (!options.resume)
-    throw InputError("output directory '" + out.string() +
-                     "' already holds a campaign's results: use " + resume + " to finish it or " +
-                     other_out + " for a fresh directory");
-  json stored;
-  try {
-    stored = read_json_file(stored_file.string(), "'" + stored_file.string() + "'");
-  } catch (const InputError& e) {
-    throw InputError(std::string(e.what()) +
-                     ": cannot tell which campaign the directory holds (choose another " +
-                     other_out + ")");
-  }
-  if (stored == campaign.source || options.force) return;
-  throw InputError("cannot resume: '" + out.string() + "' holds campaign '" +
-                   stored.value("name", std::string("?")) + "' with other settings (differs in: " +
-                   join(differing_keys(stored, campaign.source), ", ") +
-                   "); its records were made with those: use a fresh " + other_out + ", or " +
-                   spelled("force", options.surface) + " to resume anyway");
-}
-
-// The runs without a valid record. A record counts only if it parses and holds this run's key:
-// a truncated file or one copied over another run's name is redone (and said so), and so is a
-// run that ran out of memory (the machine, or its share of it, may have more now) or whose
-// worker crashed (a signal from outside, the kernel's OOM killer: not necessarily the run's).
-std::vector<const CampaignRun*> runs_to_do(const std::vector<const CampaignRun*>& selected,
-                                           const fs::path& out) {
-  std::vector<const CampaignRun*> pending;
-  std::size_t redone = 0;
-  for (const auto* run : selected) {
-    const fs::path record = out / "runs" / (run->file + ".json");
-    std::error_code ec;
-    if (!fs::exists(record, ec)) {
-      pending.push_back(run);
-      continue;
-    }
-    std::string why;
-    try {
-      const RunRecord held = load_record(record.string());
-      if (held.key != run->key)
-        why = "it holds another run";
-      else if (held.status == RunStatus::out_of_memory)
-        why = "it ran out of memory, which another attempt may not";
-      else if (held.status == RunStatus::crashed)
-        why = "its worker crashed (" + held.message + "), perhaps killed from outside";
-      else
-        continue;
-    } catch (const InputError& e) {
-      why = e.what();
-    }
-    std::cerr << "cmbench: redoing " << run->key << ": " << why << "\n";
-    fs::remove(record, ec);
-    pending.push_back(run);
-    ++redone;
-  }
-  if (redone) std::cerr << "cmbench: " << redone << " record(s) redone\n";
-  return pending;
 }
 
 }  // namespace
@@ -156,37 +70,6 @@ class Progress {
   CampaignProgress* reporter_;
   std::size_t total_, finished_ = 0;
 };
-
-// Gathers the selected runs' records into results.json; returns the count of each status.
-CampaignSummary write_results(const Campaign& campaign, const CampaignOptions& options,
-                              const std::vector<const CampaignRun*>& selected,
-                              const fs::path& out) {
-  json runs = json::array();
-  CampaignSummary summary;
-  summary.runs = selected.size();
-  summary.results = out / "results.json";
-  for (const auto* run : selected) {
-    RunRecord record;
-    try {
-      record = load_record((out / "runs" / (run->file + ".json")).string());
-    } catch (const InputError& e) {
-      record = workers::crash_record(*run, std::string("record unreadable: ") + e.what());
-    }
-    ++summary.statuses[to_string(record.status)];
-    runs.push_back(to_json(record));
-  }
-  const json results = {{"schema", "cmbench.results/1"},
-                        {"campaign", campaign.name},
-                        {"campaign_file", campaign.source},
-                        {"shard", {{"index", options.shard_index}, {"count", options.shard_count}}},
-                        {"filter", options.filter},
-                        {"context", to_json(run_context())},
-                        {"runs", runs}};
-  // A crash record's message may quote bytes of a damaged record that are not UTF-8.
-  write_file_atomically(summary.results.string(),
-                        results.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
-  return summary;
-}
 
 [[noreturn]] void stop_by_signal(workers::Active& active, const fs::path& out,
                                  const Progress& progress, SettingSurface surface) {
@@ -238,10 +121,10 @@ std::size_t run_pool(const std::vector<const CampaignRun*>& pending, const fs::p
           "permissions, a file in the way) and finish with " +
           spelled("resume", options.surface));
     }
-    const fs::path record = out / "runs" / (worker.run->file + ".json");
-    internal_errors += workers::record_ended_worker(worker, wstatus, record);
+    internal_errors += workers::record_ended_worker(worker, wstatus, out);
     try {
-      progress.finished(*worker.run, workers::status_in(record), seconds_since(worker.started));
+      progress.finished(*worker.run, workers::status_in(out, worker.run->key),
+                        seconds_since(worker.started));
     } catch (...) {  // the reporter stops the campaign (a Python callback raised, say)
       workers::stop_workers(active, out);
       throw;
@@ -251,28 +134,17 @@ std::size_t run_pool(const std::vector<const CampaignRun*>& pending, const fs::p
   return internal_errors;
 }
 
-bool timing_pending(const fs::path& record_file) {
-  try {
-    const RunRecord record = load_record(record_file.string());
-    return record.timing && record.timing->pending;
-  } catch (const InputError&) {
-    return false;  // redone by the next --resume, which times it then
-  }
-}
-
 // The timing pass: the selected runs whose records wait for their timed repetitions, timed one
 // at a time with nothing else running (harness/run/timing.hpp), each record written back. A run
 // whose timing worker died keeps its instrumented time and says so.
 void time_one_at_a_time(const std::vector<const CampaignRun*>& selected, const fs::path& out,
                         const CampaignOptions& options) {
-  std::vector<const CampaignRun*> waiting;
-  for (const auto* run : selected)
-    if (timing_pending(out / "runs" / (run->file + ".json"))) waiting.push_back(run);
-  waiting = execution_order(waiting);  // as the parallel pass: the ETA learns from a fair sample
+  // As the parallel pass: the ETA learns from a fair sample.
+  const std::vector<const CampaignRun*> waiting = execution_order(campaign_store::pending_timing(
+      selected, out));  // as the parallel pass: the ETA learns from a fair sample
   std::size_t left_pending = 0;
   for (std::size_t i = 0; i < waiting.size(); ++i) {
     const CampaignRun& run = *waiting[i];
-    const fs::path record = out / "runs" / (run.file + ".json");
     workers::Active active;
     active[workers::start_timing_worker(run, out)] = {&run, std::chrono::steady_clock::now()};
     int wstatus = 0;
@@ -291,8 +163,8 @@ void time_one_at_a_time(const std::vector<const CampaignRun*>& selected, const f
     }
     if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == workers::kOutputFailed)
       throw OutputError("campaign stopped: the timing of " + run.key + " could not be written");
-    if (pid < 0 || timing_pending(record))
-      left_pending += workers::note_failed_timing(record, wstatus);
+    if (pid < 0 || !campaign_store::pending_timing({&run}, out).empty())
+      left_pending += workers::note_failed_timing(out, run.key, wstatus);
     if (options.progress)
       options.progress->timed(run, i + 1, waiting.size(),
                               seconds_since(active.begin()->second.started));
@@ -315,17 +187,18 @@ CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& op
   }
   const workers::OnlyCampaign only_campaign;
   const fs::path out = campaign_out_dir(campaign, options);
-  check_output_dir(campaign, options, out);
+  campaign_store::check_output_dir(campaign, options, out);
   const std::string reference_cache = reference_cache_dir(campaign, options, out.string());
   check_directory_path(reference_cache, "reference cache");  // before anything is written
   // From here on this campaign alone writes into `out` (another one is refused); what the check
   // above saw may have changed until then, so it is made again.
   const DirectoryLock in_use(out.string(), "campaign");
-  check_output_dir(campaign, options, out);
-  const std::vector<const CampaignRun*> pending = execution_order(runs_to_do(selected, out));
-  // campaign.json first: a directory with runs/ but without it is refused by --resume, so a
-  // campaign killed here must not leave one.
+  campaign_store::check_output_dir(campaign, options, out);
+  // campaign.json first: a directory with a store or runs/ but without it is refused by
+  // --resume, so a campaign killed here must not leave one.
   write_file_atomically((out / "campaign.json").string(), campaign.source.dump(2) + "\n");
+  const std::vector<const CampaignRun*> pending = execution_order(campaign_store::resumably(
+      options, [&] { return campaign_store::runs_to_do(selected, out); }));
   make_directory(out / "runs");
   make_directory(out / "series");
 
@@ -338,7 +211,8 @@ CampaignSummary run_campaign(const Campaign& campaign, const CampaignOptions& op
   const std::size_t internal_errors = run_pool(pending, out, settings, options);
   if (options.serial_timing) time_one_at_a_time(selected, out, options);
 
-  const CampaignSummary summary = write_results(campaign, options, selected, out);
+  const CampaignSummary summary = campaign_store::resumably(
+      options, [&] { return campaign_store::export_results(campaign, options, selected, out); });
   if (internal_errors > 0)
     throw InternalRunErrors(std::to_string(internal_errors) +
                                 " run(s) ended in a crash or an internal error (status crashed, "

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "harness/campaign/campaign_store.hpp"
 #include "harness/run/context.hpp"
 #include "harness/run/self_converged.hpp"
 #include "harness/run/timing.hpp"
@@ -37,22 +38,6 @@ RunFiles run_files(const CampaignRun& run) {
 }
 
 }  // namespace
-
-RunRecord crash_record(const CampaignRun& run, const std::string& why, RunStatus status) {
-  const RunConfig& c = run.config;
-  RunRecord record;
-  record.key = run.key;
-  record.status = status;
-  record.message = why;
-  record.problem.id = c.problem;
-  record.problem.params = c.problem_params;
-  record.method.id = c.formulation_id();
-  record.method.params = c.method_params;
-  record.stepper.id = c.stepper_id();
-  record.files = RunFiles{"runs/" + run.file + ".json", std::nullopt};
-  record.context = run_context();
-  return record;
-}
 
 namespace {
 
@@ -172,7 +157,7 @@ pid_t wait_for_worker(Active& active, int& wstatus) {
 
 namespace {
 
-// Executes one run in a worker process; never returns.
+// Executes one run in a worker process and commits it with its series; never returns.
 [[noreturn]] void work(const CampaignRun& run, const fs::path& out,
                        const WorkerSettings& settings) {
   int code = 0;
@@ -185,18 +170,20 @@ namespace {
     result.record.files = run_files(run);
     if (settings.defer_timing && run.config.repeat > 0 && result.record.status == RunStatus::ok)
       result.record.timing->pending = true;  // the campaign's timing pass times it
-    write_file_atomically((out / "series" / (run.file + ".csv")).string(), [&](const Emit& emit) {
-      stream_series_csv(*result.problem, result.series, result.reference, emit);
-    });
-    write_run_record((out / "runs" / (run.file + ".json")).string(), result.record);
+    std::string series;
+    stream_series_csv(*result.problem, result.series, result.reference,
+                      [&series](const std::string& piece) { series += piece; });
+    campaign_store::commit_run(out, result.record, std::move(series));
   } catch (const OutputError& e) {
     std::cerr << "cmbench: error: " << e.what() << "\n";
     code = kOutputFailed;
+  } catch (const std::bad_alloc&) {  // a run's own shortage is its record's status: this is after
+    code = kOutOfMemory;
   } catch (const std::exception& e) {
     code = kInternalError;
     try {
-      write_run_record((out / "runs" / (run.file + ".json")).string(),
-                       crash_record(run, std::string("internal error: ") + e.what()));
+      campaign_store::commit_run(out, crash_record(run, std::string("internal error: ") + e.what()),
+                                 std::nullopt);
     } catch (const OutputError& e) {
       std::cerr << "cmbench: error: " << e.what() << "\n";
       code = kOutputFailed;
@@ -238,11 +225,13 @@ pid_t start_worker(const CampaignRun& run, const fs::path& out, const WorkerSett
 
 namespace {
 
-// Times one run whose record is pending timing, and writes the record back with it.
-[[noreturn]] void time_run(const CampaignRun& run, const fs::path& record_file) {
+// Times one run whose committed record is pending timing, and commits the record with it.
+[[noreturn]] void time_run(const CampaignRun& run, const fs::path& out) {
   int code = 0;
   try {
-    RunRecord record = load_record(record_file.string());
+    const std::optional<RunRecord> committed = campaign_store::committed_record(out, run.key);
+    if (!committed) throw std::runtime_error("the run is not in the result store");
+    RunRecord record = *committed;
     PreparedRun prepared = prepare_run(run.config);
     const RepeatedWork expected =
         record.work ? RepeatedWork{record.work->rhs_calls, record.work->steps_accepted,
@@ -252,7 +241,7 @@ namespace {
         time_prepared_run(prepared, record.timing ? record.timing->instrumented_s : 0.0, expected);
     timing.one_at_a_time = true;
     record.timing = timing;
-    write_run_record(record_file.string(), record);
+    campaign_store::update_record(out, record);
   } catch (const OutputError& e) {
     std::cerr << "cmbench: error: " << e.what() << "\n";
     code = kOutputFailed;
@@ -274,7 +263,7 @@ pid_t start_timing_worker(const CampaignRun& run, const fs::path& out) {
   if (pid == 0) {
     die_with_parent(parent);
     default_stop_signals();
-    time_run(run, out / "runs" / (run.file + ".json"));
+    time_run(run, out);
   }
   return pid;
 }
@@ -287,60 +276,6 @@ void stop_workers(Active& active, const fs::path& out) {
   for (const char* sub : {"runs", "series"})
     for (const auto& entry : fs::directory_iterator(out / sub, ec))
       if (entry.path().filename().string().rfind(".cmb-", 0) == 0) fs::remove(entry.path(), ec);
-}
-
-bool record_ended_worker(const Worker& worker, int wstatus, const fs::path& record) {
-  const CampaignRun& run = *worker.run;
-  const bool internal_error = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == kInternalError;
-  if (worker.killed) {
-    const double limit = run.config.limits.wall_time_limit;
-    std::ostringstream why;
-    why << "wall-time limit reached: the worker was stopped " << limit + time_limit_margin(limit)
-        << " s after it started (limit " << limit << " s plus margin; the limit is otherwise "
-        << "checked between steps)";
-    write_run_record(record.string(), crash_record(run, why.str(), RunStatus::time_limit));
-    return false;
-  }
-  const bool exited_ok = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 && fs::exists(record);
-  if (exited_ok) return false;
-  if (!internal_error || !fs::exists(record)) {
-    const std::string why = WIFSIGNALED(wstatus)
-                                ? "worker crashed with signal " + std::to_string(WTERMSIG(wstatus))
-                                : "worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
-    write_run_record(record.string(), crash_record(run, why));
-  }
-  return true;
-}
-
-bool note_failed_timing(const fs::path& record_file, int wstatus) {
-  RunRecord record;
-  try {
-    record = load_record(record_file.string());
-  } catch (const InputError&) {
-    return true;  // nothing to note in: the next --resume redoes the run
-  }
-  if (!record.timing) return false;
-  const int signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
-  // Stopped from outside (the OOM killer, a user's kill): nothing says the next attempt fails.
-  const bool from_outside =
-      signal == SIGKILL || signal == SIGTERM || signal == SIGINT || signal == SIGHUP;
-  record.timing->pending = from_outside;
-  record.timing->note =
-      from_outside ? "timing stopped from outside by signal " + std::to_string(signal) +
-                         ": --resume times it"
-      : signal
-          ? "not timed: the timing worker died of signal " + std::to_string(signal)
-          : "not timed: the timing worker exited with code " + std::to_string(WEXITSTATUS(wstatus));
-  write_run_record(record_file.string(), record);
-  return from_outside;
-}
-
-std::string status_in(const fs::path& record) {
-  try {
-    return to_string(load_record(record.string()).status);
-  } catch (const InputError&) {
-    return "unreadable";
-  }
 }
 
 }  // namespace cmb::workers

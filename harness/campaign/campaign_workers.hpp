@@ -24,6 +24,9 @@ constexpr int kOutputFailed = 4;
 // A worker whose run threw something unexpected records it and exits with this code, so the
 // campaign can end with a non-zero exit code after recording everything else.
 constexpr int kInternalError = 5;
+// A worker that ran out of memory committing its run exits with this code: the parent commits
+// the run as out_of_memory, which --resume runs again.
+constexpr int kOutOfMemory = 6;
 
 struct Worker {
   const CampaignRun* run;
@@ -71,17 +74,17 @@ struct WorkerSettings {
   bool defer_timing = false;
 };
 
-// Forks a worker that executes `run` and writes its record and series under `out`.
+// Forks a worker that executes `run` and commits its record and series into the store of `out`.
 pid_t start_worker(const CampaignRun& run, const std::filesystem::path& out,
                    const WorkerSettings& settings);
 
-// Forks a worker that times `run` (harness/run/timing.hpp) and writes its record under `out` back
-// with the timing block (marked one_at_a_time).
+// Forks a worker that times `run` (harness/run/timing.hpp) and commits its record back into the
+// store of `out` with the timing block (marked one_at_a_time).
 pid_t start_timing_worker(const CampaignRun& run, const std::filesystem::path& out);
 // A timing worker that ended without writing the timing: the record keeps its instrumented time
 // with a note saying why. Stopped from outside (SIGKILL, SIGTERM, SIGINT, SIGHUP: the OOM killer,
 // a user), it stays pending, so --resume times it; returns whether it does.
-bool note_failed_timing(const std::filesystem::path& record, int wstatus);
+bool note_failed_timing(const std::filesystem::path& out, const std::string& key, int wstatus);
 
 // Waits for one of `active` to end (no other child of the process is reaped), killing those past
 // their time limit plus margin meanwhile. Returns -1 with errno EINTR when a stop signal arrived.
@@ -94,9 +97,9 @@ void stop_workers(Active& active, const std::filesystem::path& out);
 // Records what the parent knows of a worker that did not leave a normal record: killed past
 // its time limit (time_limit), crashed or failed internally (crashed, with the reason). Returns
 // true for a crash or an internal error.
-bool record_ended_worker(const Worker& worker, int wstatus, const std::filesystem::path& record);
+bool record_ended_worker(const Worker& worker, int wstatus, const std::filesystem::path& out);
 
-// The status in a record file ("unreadable" when it does not parse).
-std::string status_in(const std::filesystem::path& record);
+// The status of the run `key` as committed in the store of `out` ("unrecorded", "unreadable").
+std::string status_in(const std::filesystem::path& out, const std::string& key);
 
 }  // namespace cmb::workers
