@@ -1,8 +1,11 @@
 #include "records/store.hpp"
 
 #include <sqlite3.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -40,7 +43,17 @@ CREATE TABLE IF NOT EXISTS runs(
 
 }  // namespace
 
-std::string store_digest(const std::string& text) { return stable_hash(text); }
+std::string store_digest(const std::string& text) {
+  // zlib's crc32 takes at most 4 GiB a call (uInt lengths).
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (std::size_t at = 0; at < text.size(); at += std::size_t(1) << 30) {
+    const std::size_t n = std::min(text.size() - at, std::size_t(1) << 30);
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(text.data() + at), static_cast<uInt>(n));
+  }
+  char digest[32];
+  std::snprintf(digest, sizeof digest, "%08lx", crc & 0xFFFFFFFFul);
+  return std::string(digest) + "/" + std::to_string(text.size());
+}
 
 ResultStore::ResultStore(const std::string& path, Journal journal, Access access) : path_(path) {
   namespace fs = std::filesystem;

@@ -122,8 +122,10 @@ class ResultStore {
 // Lustre, GPFS, BeeGFS, Ceph, FUSE, 9P: see the top of this file), WAL elsewhere.
 ResultStore::Journal journal_for(const std::string& dir);
 
-// The digest a store keeps beside a value (FNV-1a, records/results_file.hpp's stable_hash): any
-// change of a single byte changes it.
+// The digest a store keeps beside a value: its CRC-32 (zlib's, as Python's zlib.crc32 computes
+// it, so that Python's readers check it at C speed) in hex and its length in bytes, "1a2b3c4d/5120".
+// Any change of up to 32 consecutive bits, and any change of length, changes it; it guards
+// against damage, not against a forger (who could rewrite the digest too).
 std::string store_digest(const std::string& text);
 
 }  // namespace cmb

@@ -10,6 +10,7 @@ packages=(
   python3 python3-dev python3-matplotlib python3-numpy python3-sympy python3-pandas python3-pytest
   python3-hypothesis python3-jsonschema
   pybind11-dev pyflakes3 libsundials-dev libsuitesparse-dev libre2-dev libsqlite3-dev
+  zlib1g-dev
   pkgconf
   python3-venv python3-setuptools python3-tqdm python3-nbclient python3-nbformat python3-ipykernel
   mkdocs mkdocs-material python3-pymdownx doxygen

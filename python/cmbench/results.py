@@ -8,7 +8,10 @@
 
 A results directory holds results.json (schema cmbench.results/1), runs/<stem>.json (the same
 records, one per file) and series/<stem>.csv per run; a run's series is found through the stem of
-its record in runs/ (or, without runs/, the stem the runner derives from the run key).
+its record in runs/ (or, without runs/, the stem the runner derives from the run key). A
+campaign's or merge's directory also holds the store these were exported from (results.db,
+cmbench.store): results.json is then read only when the store says it is its complete export,
+and series are read from the store, each checked against its digest.
 
 What is read is checked against that contract (docs/json_schema.md) as it is loaded: a results
 directory that cannot be used at all raises InputFileError ('PATH: what is wrong'; BadInput is
@@ -26,11 +29,12 @@ import warnings
 
 import numpy as np
 
-from .files import InputFileError, read_json, read_text
+from . import store
+from .files import InputFileError, parse_json, read_json, read_text
 
 __all__ = ["load", "load_doc", "flatten", "frame", "series", "series_path", "identity",
            "sweep_key", "case_key", "variant_label", "readable", "param_text", "key_number",
-           "group_series", "case_labels", "read_series", "record_problem", "InputFileError",
+           "group_series", "case_labels", "read_series", "parse_series", "record_problem", "InputFileError",
            "BadInput", "BadInputWarning"]
 
 
@@ -249,13 +253,17 @@ def load_doc(results_dir):
                              else "no such directory")
     path = os.path.join(results_dir, "results.json")
     if os.path.exists(path):
-        doc = read_json(path, "result set")
+        text = read_text(path, "result set")
+        store.check_set(results_dir, text)  # beside its store, only the store's complete export
+        doc = parse_json(text, path, "result set")
         _check_doc(doc, path)
         runs = doc["runs"]
         doc["runs"] = _usable_runs((f"{path}: runs[{i}]", r) for i, r in enumerate(runs))
         if runs and not doc["runs"]:
             raise InputFileError(path, f"none of its {len(runs)} runs is usable")
         return doc
+    if store.has_store(results_dir):
+        store.check_set(results_dir, "")  # a stored set without its export: unfinished
     if not os.path.isdir(os.path.join(results_dir, "runs")):
         raise InputFileError(results_dir,
                              "neither results.json nor runs/ (not a results directory)")
@@ -651,6 +659,16 @@ def series(results_dir, record):
     """The sampled series of a run as {column: numpy array} (empty cells are NaN); {} when the
     results set holds no series for the run, or only an unreadable one (left out with a
     warning)."""
+    try:
+        # A stored set's series come from its store, each checked against its digest.
+        text = store.stored_series(results_dir, record["key"])
+        if text is not None:
+            return parse_series(text, store.store_path(results_dir))
+        if store.has_store(results_dir):
+            return {}
+    except InputFileError as bad:
+        _warn(f"{bad}; series left out")
+        return {}
     path = series_path(results_dir, record)
     if path is None:
         return {}
@@ -672,7 +690,12 @@ def read_series(path):
     """{column: numpy array} of a series CSV (empty cells are NaN); InputFileError when the file
     cannot be read (cmbench.files.read_text's bounds), is empty, or a row is not one number (or
     empty cell) per header column — a truncated or damaged file."""
-    text = read_text(path, "series CSV")
+    return parse_series(read_text(path, "series CSV"), path)
+
+
+def parse_series(text, path):
+    """{column: numpy array} of a series CSV's text (read from path), checked as read_series
+    checks a file."""
     try:
         lines = list(csv.reader(io.StringIO(text, newline="")))
     except csv.Error as e:
