@@ -123,7 +123,7 @@ class ResultStore {
 ResultStore::Journal journal_for(const std::string& dir);
 
 // The digest a store keeps beside a value: its CRC-32 (zlib's, as Python's zlib.crc32 computes
-// it, so that Python's readers check it at C speed) in hex and its length in bytes, "1a2b3c4d/5120".
+// it, so Python's readers check it at C speed) in hex and its length in bytes: "1a2b3c4d/5120".
 // Any change of up to 32 consecutive bits, and any change of length, changes it; it guards
 // against damage, not against a forger (who could rewrite the digest too).
 std::string store_digest(const std::string& text);
