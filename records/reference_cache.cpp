@@ -6,6 +6,7 @@
 #include "core/errors.hpp"
 #include "core/json_input.hpp"
 #include "records/output.hpp"
+#include "records/store.hpp"
 
 namespace cmb {
 
@@ -81,8 +82,18 @@ Mat read_outputs(const json& rows, std::size_t n_rows, std::size_t n_columns) {
   return table;
 }
 
+// An entry carries the digest of the rest of it: an edit that keeps the layout (a value changed
+// in the table) is "not this reference" like any other damage.
+void check_digest(json doc) {
+  const json digest = member(doc, "digest");
+  doc.erase("digest");
+  if (!digest.is_string() || digest.get<std::string>() != store_digest(doc.dump()))
+    violation("/digest", "does not match the entry's content (the file was altered)");
+}
+
 CachedReference read_entry(const json& doc, const ReferenceCacheExpectation& expected) {
   if (!doc.is_object()) violation("/", "must be an object");
+  check_digest(doc);
   if (member(doc, "key") != expected.key)
     violation("/key", "is another reference's (problem, parameters, horizon, recipe or format)");
   CachedReference entry;
@@ -136,12 +147,13 @@ void write_reference_cache(const std::string& path, const json& key,
       row.push_back(reference.outputs(i, j));
     rows.push_back(std::move(row));
   }
-  const json doc = {{"key", key},
-                    {"grid", reference.grid},
-                    {"outputs", std::move(rows)},
-                    {"agreement", reference.agreement},
-                    {"interval_errors", reference.interval_errors},
-                    {"provenance", reference.provenance}};
+  json doc = {{"key", key},
+              {"grid", reference.grid},
+              {"outputs", std::move(rows)},
+              {"agreement", reference.agreement},
+              {"interval_errors", reference.interval_errors},
+              {"provenance", reference.provenance}};
+  doc["digest"] = store_digest(doc.dump());
   write_file_atomically(path, doc.dump(1) + "\n");
 }
 

@@ -33,7 +33,8 @@ struct ReferenceCacheExpectation {
 };
 constexpr long kMaxReferenceIntervals = 102400;
 
-// The entry in `text` when it is exactly the expected one: an object with "key" equal to the
+// The entry in `text` when it is exactly the expected one: an object with "digest" the digest
+// (records/store.hpp's store_digest) of the compact text of the rest, "key" equal to the
 // expected key, "grid" the uniform grid of the expected horizon, "outputs" a grid-long array of
 // rows of `outputs` finite numbers, "interval_errors" one finite number >= 0 per interval,
 // "agreement" a finite number >= 0 and "provenance" an object. Otherwise nullopt, with the first

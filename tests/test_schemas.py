@@ -31,7 +31,7 @@ import jsonschema
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from cmbench import names, schema
+from cmbench import names, schema, store
 from cmbench import settings as run_settings
 from cmbench.docs import schema_page
 
@@ -356,12 +356,13 @@ def reference_cache():
     """A reference-cache file of the layout harness/run/self_converged.cpp writes."""
     provenance = next(run["reference"]["provenance"] for run in RUNS
                       if "cache_file" in run["reference"])
-    return {"key": {"problem": "flyball_governor", "params": {"t_end": 10.0}, "t_end": 10.0,
-                    "recipe": provenance["runs"], "format": 3},
-            "grid": [10.0 * k / 200 for k in range(201)],
-            "outputs": [[0.1 * k, 1.0] for k in range(201)],
-            "interval_errors": [1e-14] * 200,
-            "agreement": provenance["agreement"], "provenance": provenance}
+    doc = {"key": {"problem": "flyball_governor", "params": {"t_end": 10.0}, "t_end": 10.0,
+                   "recipe": provenance["runs"], "format": 4},
+           "grid": [10.0 * k / 200 for k in range(201)],
+           "outputs": [[0.1 * k, 1.0] for k in range(201)],
+           "interval_errors": [1e-14] * 200,
+           "agreement": provenance["agreement"], "provenance": provenance}
+    return dict(doc, digest=store.digest(json.dumps(doc, sort_keys=True, separators=(",", ":"))))
 
 
 def test_reference_cache_layout():
@@ -381,8 +382,9 @@ def test_reference_cache_layout():
     null_value["outputs"][3][1] = None  # NaN written by nlohmann: the reader cannot read it back
     assert violation(null_value, "reference").path == "outputs/3/1"
     old_format = copy.deepcopy(doc)
-    old_format["key"]["format"] = 2
+    old_format["key"]["format"] = 3
     assert violation(old_format, "reference").path == "key/format"
+    assert violation(dict(doc, digest="fnv:1234"), "reference").path == "digest"
 
 
 def test_validate_names_the_kind():

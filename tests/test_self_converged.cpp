@@ -10,6 +10,7 @@
 #include "catalog/catalog.hpp"
 #include "harness/run/self_converged.hpp"
 #include "records/reference_cache.hpp"
+#include "records/store.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {
@@ -112,7 +113,7 @@ struct ValidEntry {
 
 ValidEntry valid_entry(const std::string& dir) {
   ValidEntry v;
-  v.expected.key = {{"problem", "p"}, {"params", {{"a", 1}}}, {"t_end", 1.0}, {"format", 3}};
+  v.expected.key = {{"problem", "p"}, {"params", {{"a", 1}}}, {"t_end", 1.0}, {"format", 4}};
   v.expected.t_end = 1.0;
   v.expected.outputs = 2;
   std::vector<double> grid;
@@ -125,15 +126,23 @@ ValidEntry valid_entry(const std::string& dir) {
   return v;
 }
 
+// `doc` with its digest made again for its content, as a writer of a wrong layout would.
+nlohmann::json signed_again(nlohmann::json doc) {
+  doc.erase("digest");
+  doc["digest"] = cmb::store_digest(doc.dump());
+  return doc;
+}
+
 // Damaged copies of a valid entry: every row one value short or long, rows missing or extra,
 // every kind of wrong value in cells, grid, agreement and provenance, another key, and members
-// missing. Each must be refused, none read.
+// missing. Each carries a digest of its own content, so that the layout checks are what refuses
+// it; each must be refused, none read.
 std::vector<nlohmann::json> damaged_variants(const nlohmann::json& valid) {
   std::vector<nlohmann::json> variants;
   auto add = [&](const std::function<void(nlohmann::json&)>& damage) {
     nlohmann::json copy = valid;
     damage(copy);
-    variants.push_back(copy);
+    variants.push_back(signed_again(copy));
   };
   const std::vector<nlohmann::json> wrong_values = {
       nullptr, "1", true, nlohmann::json::array(), nlohmann::json::object(), -1};
@@ -187,6 +196,17 @@ TEST(ReferenceCache, EveryDamagedEntryIsRefusedNamingWhereAndNoneIsRead) {
     EXPECT_FALSE(parse_reference_cache(bad.dump(), v.expected, why)) << bad.dump();
     EXPECT_EQ(why.front(), '/') << why;  // names the JSON path of the violation
   }
+  // Nor is an entry edited within its layout (any value changed): its digest refuses it.
+  for (std::size_t i = 0; i < v.doc["outputs"].size(); ++i)
+    for (std::size_t j = 0; j < 2; ++j) {
+      nlohmann::json edited = v.doc;
+      edited["outputs"][i][j] = edited["outputs"][i][j].get<double>() * (1 + 1e-9) + 1e-12;
+      EXPECT_FALSE(parse_reference_cache(edited.dump(), v.expected, why)) << i << "," << j;
+      EXPECT_EQ(why.rfind("/digest", 0), 0u) << why;
+    }
+  nlohmann::json unsigned_entry = v.doc;
+  unsigned_entry.erase("digest");
+  EXPECT_FALSE(parse_reference_cache(unsigned_entry.dump(), v.expected, why));
   // A file cut short anywhere is no entry either.
   const std::string text = v.doc.dump(1);
   for (std::size_t cut = 0; cut + 2 < text.size(); cut += 3)
@@ -194,9 +214,10 @@ TEST(ReferenceCache, EveryDamagedEntryIsRefusedNamingWhereAndNoneIsRead) {
   std::filesystem::remove_all(dir);
 }
 
-// The reported failure: a cache entry whose outputs table lost its last value was read past its
-// end and the run ended ok with a wild error. A damaged entry is recomputed and replaced, and the
-// run scores against the same reference as with a clean cache.
+// The reported failures: a cache entry whose outputs table lost its last value was read past its
+// end, and one whose values were edited was read as they were, and the run ended ok with a wild
+// error. A damaged entry is recomputed and replaced, and the run scores against the same
+// reference as with a clean cache.
 TEST(ReferenceCache, ADamagedEntryIsRecomputedAndTheRunScoresAsWithACleanCache) {
   const std::string cache = scratch_path("reference_cache_damaged").string();
   std::filesystem::remove_all(cache);
@@ -213,19 +234,27 @@ TEST(ReferenceCache, ADamagedEntryIsRecomputedAndTheRunScoresAsWithACleanCache) 
   const nlohmann::json first = to_json(run_with_reference(clean).record);
   ASSERT_EQ(first["status"], "ok");
   const std::string file = first["reference"]["cache_file"];
-  nlohmann::json doc;
-  std::ifstream(file) >> doc;
-  doc["outputs"].back().erase(doc["outputs"].back().size() - 1);
-  std::ofstream(file) << doc.dump(1);
+  const std::vector<std::function<void(nlohmann::json&)>> damages = {
+      [](nlohmann::json& doc) { doc["outputs"].back().erase(doc["outputs"].back().size() - 1); },
+      [](nlohmann::json& doc) {  // every value moved by 1e-2: the layout kept
+        for (auto& row : doc["outputs"])
+          for (auto& value : row) value = value.get<double>() + 1e-2;
+      }};
+  for (const auto& damage : damages) {
+    nlohmann::json doc;
+    std::ifstream(file) >> doc;
+    damage(doc);
+    std::ofstream(file) << doc.dump(1);
 
-  PreparedRun damaged = prepare_run(c);
-  const nlohmann::json second = to_json(run_with_reference(damaged).record);
-  EXPECT_EQ(second["reference"]["from_cache"], false);
-  EXPECT_EQ(second["status"], "ok");
-  EXPECT_EQ(second["metrics"]["error"], first["metrics"]["error"]);
-  PreparedRun again = prepare_run(c);
-  EXPECT_EQ(to_json(run_with_reference(again).record)["reference"]["from_cache"],
-            true);  // replaced whole
+    PreparedRun damaged = prepare_run(c);
+    const nlohmann::json second = to_json(run_with_reference(damaged).record);
+    EXPECT_EQ(second["reference"]["from_cache"], false);
+    EXPECT_EQ(second["status"], "ok");
+    EXPECT_EQ(second["metrics"]["error"], first["metrics"]["error"]);
+    PreparedRun again = prepare_run(c);
+    EXPECT_EQ(to_json(run_with_reference(again).record)["reference"]["from_cache"],
+              true);  // replaced whole
+  }
   std::filesystem::remove_all(cache);
 }
 

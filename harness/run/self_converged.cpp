@@ -117,9 +117,9 @@ nlohmann::json cache_key(const Problem& problem, double t_end, const nlohmann::j
           {"params", problem.params()},
           {"t_end", t_end},
           {"recipe", recipe.is_null() ? default_reference_recipe() : recipe},
-          // 3: the grid is refined for interpolation between grid times (format 2 had 100
-          // intervals and no value between them)
-          {"format", 3}};
+          // 4: each entry carries the digest of its content (format 3 did not; 3 refined the
+          // grid for interpolation between grid times, format 2 had 100 intervals)
+          {"format", 4}};
 }
 
 std::string cache_name(const Problem& problem, const nlohmann::json& key) {
