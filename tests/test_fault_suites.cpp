@@ -209,8 +209,9 @@ std::string damage(const fs::path& record, const fs::path& other, const fs::path
   }
 }
 
-// The exported run files are the store's copies: whatever is done to them, --resume rewrites
-// each from the store (nothing is run again) and writes nothing outside the set.
+// The exported run files (records and series) are the store's copies: whatever is done to them,
+// --resume rewrites each from the store (nothing is run again) and writes nothing outside the
+// set.
 TEST(FaultSuite, DamagedExportedRecordsAreRewrittenByResumeAndNothingOutsideIsTouched) {
   const fs::path dir = scratch("damaged_records");
   const fs::path file = write_campaign(dir, campaign_of(1.0, 1e-3));
@@ -225,8 +226,9 @@ TEST(FaultSuite, DamagedExportedRecordsAreRewrittenByResumeAndNothingOutsideIsTo
     const fs::path out = dir / ("damaged-" + std::to_string(trial));
     fs::copy(dir / "full", out, fs::copy_options::recursive);
     fs::remove(out / "results.json");
-    std::vector<fs::path> records;
-    for (const auto& entry : fs::directory_iterator(out / "runs")) records.push_back(entry.path());
+    std::vector<fs::path> records;  // the exported records and series
+    for (const char* sub : {"runs", "series"})
+      for (const auto& entry : fs::directory_iterator(out / sub)) records.push_back(entry.path());
     std::sort(records.begin(), records.end());
     std::string what;
     std::set<fs::path> damaged;
@@ -243,7 +245,9 @@ TEST(FaultSuite, DamagedExportedRecordsAreRewrittenByResumeAndNothingOutsideIsTo
     EXPECT_NE(resumed.output.find("0 run(s) to do"), std::string::npos) << resumed.output;
     EXPECT_EQ(comparable(out / "results.json"), reference) << what;
     for (const fs::path& record : records)
-      EXPECT_EQ(text_of(record), text_of(dir / "full" / "runs" / record.filename())) << what;
+      EXPECT_EQ(text_of(record),
+                text_of(dir / "full" / record.parent_path().filename() / record.filename()))
+          << what;
     EXPECT_EQ(text_of(outside), outside_text) << what << ": the file outside was written";
   }
   fs::remove_all(dir);

@@ -9,8 +9,8 @@ A campaign or a merge commits its runs into results.db (schema cmbench.store/1: 
 facts, each value beside its digest) and exports results.json and the run files from it. The
 set is complete when the store's "complete" fact is the digest of the results.json it exported;
 a campaign or merge erases that fact before it changes the store and writes it after the export,
-so a set stopped in between is refused here, as by the C++ readers (docs/run.md, "The result
-store"). A directory without results.db (a committed set, a copy of the exported files) has
+so a set stopped in between is refused here, as by the C++ readers (docs/campaigns.md, "The
+result store"). A directory without results.db (a committed set, a copy of the exported files) has
 nothing to check. The digest is zlib's CRC-32 in hex and the length in bytes ("1a2b3c4d/5120").
 """
 import json
