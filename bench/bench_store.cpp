@@ -54,7 +54,7 @@ void files_per_run(benchmark::State& state) {
 }
 
 void store(benchmark::State& state, cmb::ResultStore::Journal journal) {
-  const fs::path dir = fresh_dir(journal == cmb::ResultStore::Journal::wal ? "wal" : "rollback");
+  const fs::path dir = fresh_dir(journal == cmb::ResultStore::Journal::local ? "local" : "shared");
   const std::string series = series_text();
   const auto batch = static_cast<long>(state.range(0));
   long i = 0;
@@ -73,12 +73,12 @@ void store(benchmark::State& state, cmb::ResultStore::Journal journal) {
   fs::remove_all(dir);
 }
 
-void store_wal(benchmark::State& state) { store(state, cmb::ResultStore::Journal::wal); }
-void store_rollback(benchmark::State& state) { store(state, cmb::ResultStore::Journal::rollback); }
+void store_local(benchmark::State& state) { store(state, cmb::ResultStore::Journal::local); }
+void store_shared(benchmark::State& state) { store(state, cmb::ResultStore::Journal::shared); }
 
 }  // namespace
 
 BENCHMARK(files_per_run)->Name("commit/files_per_run")->UseRealTime();
-BENCHMARK(store_wal)->Name("commit/store_wal/batch")->Arg(1)->Arg(32)->UseRealTime();
-BENCHMARK(store_rollback)->Name("commit/store_rollback/batch")->Arg(1)->Arg(32)->UseRealTime();
+BENCHMARK(store_local)->Name("commit/store_local/batch")->Arg(1)->Arg(32)->UseRealTime();
+BENCHMARK(store_shared)->Name("commit/store_shared/batch")->Arg(1)->Arg(32)->UseRealTime();
 BENCHMARK_MAIN();

@@ -1,6 +1,7 @@
 #include "records/result_set.hpp"
 
 #include <filesystem>
+#include <fstream>
 
 #include "core/errors.hpp"
 #include "records/output.hpp"
@@ -44,17 +45,27 @@ void export_file(const std::string& dir, const std::string& name, const std::str
   if (fs::is_symlink(fs::symlink_status(target.parent_path(), ec)))
     throw OutputError("cannot export into '" + target.parent_path().string() +
                       "': it is a symbolic link, and a set's files stay inside its directory");
-  if (fs::is_symlink(fs::symlink_status(target, ec))) fs::remove(target, ec);
+  const fs::file_status status = fs::symlink_status(target, ec);
+  if (fs::is_symlink(status)) fs::remove(target, ec);
+  // A file already as the store has it (a campaign's worker exported it) is not written again.
+  if (fs::is_regular_file(status) && fs::file_size(target, ec) == text.size()) {
+    std::ifstream in(target, std::ios::binary);
+    std::string held(text.size(), '\0');
+    if (in.read(held.data(), static_cast<std::streamsize>(held.size())) && held == text) return;
+  }
   write_file_atomically(target.string(), text);
 }
 
 }  // namespace
 
-void export_run_files(const StoredRun& run, const std::string& dir) {
-  const RunRecord record = parse_record(run.record, "the stored record of " + run.key);
+void export_run_files(const StoredRun& run, const RunRecord& record, const std::string& dir) {
   if (!record.files) return;
   if (run.series && record.files->series) export_file(dir, *record.files->series, *run.series);
   export_file(dir, record.files->record, run.record);
+}
+
+void export_run_files(const StoredRun& run, const std::string& dir) {
+  export_run_files(run, parse_record(run.record, "the stored record of " + run.key), dir);
 }
 
 std::vector<RunRecord> export_set(ResultStore& store, const std::string& dir,
@@ -66,8 +77,8 @@ std::vector<RunRecord> export_set(ResultStore& store, const std::string& dir,
   for (const std::string& key : keys) {
     const std::optional<StoredRun> run = store.run(key);
     if (!run) throw OutputError("cannot export run " + key + ": it is not in the result store");
-    export_run_files(*run, dir);
     records.push_back(parse_record(run->record, "the stored record of " + key));
+    export_run_files(*run, records.back(), dir);
     runs.push_back(json::parse(run->record));
   }
   header["runs"] = std::move(runs);
@@ -83,7 +94,7 @@ void check_set_complete(const std::string& dir, const std::string& results_text)
   const std::string path = store_path(dir);
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec))) return;
-  const ResultStore store(path, ResultStore::Journal::wal, ResultStore::Access::read);
+  const ResultStore store(path, ResultStore::Journal::local, ResultStore::Access::read);
   store.verify();
   const std::optional<std::string> complete = store.fact("complete");
   if (!complete)
@@ -102,7 +113,7 @@ std::optional<StoredRun> stored_run_in(const std::string& dir, const std::string
   const std::string path = store_path(dir);
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec))) return std::nullopt;
-  const ResultStore store(path, ResultStore::Journal::wal, ResultStore::Access::read);
+  const ResultStore store(path, ResultStore::Journal::local, ResultStore::Access::read);
   return store.run(key);
 }
 

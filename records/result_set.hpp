@@ -27,6 +27,8 @@ StoredRun stored_run(const RunRecord& record, std::optional<std::string> series)
 // Writes a stored run's files into `dir` under the names its record gives (files.record,
 // files.series), each atomically; nothing for a record that names none. Throws OutputError.
 void export_run_files(const StoredRun& run, const std::string& dir);
+// The same with the run's record already read (the writer that just committed it).
+void export_run_files(const StoredRun& run, const RunRecord& record, const std::string& dir);
 
 // Exports the stored runs of `keys` (in that order; each must be stored): their files, then
 // results.json (`header` with "runs": the records as stored, digests included), then marks the

@@ -85,8 +85,8 @@ ResultStore::ResultStore(const std::string& path, Journal journal, Access access
     // The journal first: it is the database's own setting, and the tables' creation is then
     // journaled as everything after it. A writer that cannot write (a full disk, a file-size
     // limit) fails to write, not to read.
-    execute(journal == Journal::wal ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                                    : "PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL;",
+    execute(journal == Journal::local ? "PRAGMA journal_mode=TRUNCATE; PRAGMA synchronous=OFF;"
+                                      : "PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL;",
             true);
     if (access == Access::create)
       execute(std::string("BEGIN IMMEDIATE;") + kTables + "COMMIT;", true);
@@ -250,6 +250,13 @@ std::optional<std::string> ResultStore::fact(const std::string& name) const {
     throw StoreDamaged("the result store '" + path_ + "' is damaged: its fact '" + name +
                        "' does not match its digest");
   return value;
+}
+
+std::optional<std::string> ResultStore::status_of(const std::string& key) const {
+  Statement select(db_, "SELECT status FROM runs WHERE key = ?1", path_);
+  select.bind(1, key);
+  if (!select.step()) return std::nullopt;
+  return select.text_or_empty(0);
 }
 
 std::vector<std::string> ResultStore::keys() const {

@@ -5,12 +5,17 @@
 // carries the digest of what it holds, and verify() checks them with SQLite's integrity check,
 // so a damaged file (truncated, a flipped bit) is refused by name instead of read.
 //
-// Journal modes: a campaign's store on a local disk uses WAL (readers never wait for the writer;
-// a commit costs no fsync of the database). A store on a shared cluster file system (a Slurm
-// shard's) uses the rollback journal (DELETE): WAL needs shared memory between the processes that
-// open it, which NFS and Lustre do not give across nodes, and its locks there are unreliable; the
-// rollback journal needs only the file locks such file systems provide, and each shard's store
-// has one writer anyway.
+// Journal modes: both use SQLite's rollback journal, which needs only the file locks every file
+// system provides (the write-ahead log needs memory shared between the processes that open the
+// database, which NFS and Lustre do not give across nodes, and a reader of a WAL database creates
+// files beside it). A store on a local disk keeps its journal file between transactions
+// (TRUNCATE: a campaign commits once per run, and making and removing a file per commit was most
+// of a short run's cost) and does not fsync (synchronous=OFF): a commit is whole whatever kills
+// the process, as SQLite's journal guarantees without syncing, and only an operating-system
+// crash or a power cut can damage the file, which readers then refuse and --resume sets aside,
+// the exposure the atomically renamed files had before the store. A store on a shared cluster
+// file system (a Slurm shard's) removes its journal after each transaction and syncs fully
+// (DELETE, synchronous=FULL): another node must never see a journal or a page that is not there.
 #pragma once
 
 #include <cstdint>
@@ -56,7 +61,7 @@ struct RowCheck {
 
 class ResultStore {
  public:
-  enum class Journal { wal, rollback };
+  enum class Journal { local, shared };
   // create: a writer that makes the store when it does not exist; existing: a writer of a store
   // that must exist (a campaign's worker); read: a reader, which never changes the file.
   enum class Access { create, existing, read };
@@ -90,6 +95,9 @@ class ResultStore {
   void erase_fact(const std::string& name);
 
   std::optional<StoredRun> run(const std::string& key) const;
+  // The status stored for `key`, without reading or checking its record (the campaign's parent
+  // after each run: the row is checked where it is read, by --resume and the export).
+  std::optional<std::string> status_of(const std::string& key) const;
   std::vector<std::string> keys() const;  // sorted
   std::size_t size() const;
 
@@ -101,10 +109,8 @@ class ResultStore {
   // but reported instead of thrown: a resuming campaign redoes the runs whose rows are damaged.
   std::vector<RowCheck> check_rows() const;
 
-  // Leaves the database file whole on its own: the write-ahead log moved into it and switched
-  // off (the rollback journal, which leaves no file behind), so a finished set is one file that
-  // readers open without creating any (reading a WAL database creates its -shm file, which a
-  // read-only directory or a file-size limit refuses). The next writer turns WAL on again.
+  // Leaves the database file whole on its own, the journal file removed (journal_mode DELETE),
+  // so a finished set is one file. The next writer sets its journal again.
   void settle();
 
   const std::string& path() const { return path_; }
@@ -118,8 +124,8 @@ class ResultStore {
   std::string path_;
 };
 
-// The journal a store in `dir` uses: rollback on a network or cluster file system (NFS, SMB,
-// Lustre, GPFS, BeeGFS, Ceph, FUSE, 9P: see the top of this file), WAL elsewhere.
+// The journal a store in `dir` uses: shared on a network or cluster file system (NFS, SMB,
+// Lustre, GPFS, BeeGFS, Ceph, FUSE, 9P: see the top of this file), local elsewhere.
 ResultStore::Journal journal_for(const std::string& dir);
 
 // The digest a store keeps beside a value: its CRC-32 (zlib's, as Python's zlib.crc32 computes

@@ -111,7 +111,7 @@ std::size_t ResultStore::verify() const {
 
 ResultStore::Journal journal_for(const std::string& dir) {
   struct statfs info {};
-  if (::statfs(dir.c_str(), &info) != 0) return ResultStore::Journal::wal;
+  if (::statfs(dir.c_str(), &info) != 0) return ResultStore::Journal::local;
   // The f_type magic numbers of file systems shared between machines (linux/magic.h and the
   // file systems' own headers).
   constexpr unsigned long kShared[] = {
@@ -129,8 +129,8 @@ ResultStore::Journal journal_for(const std::string& dir) {
   };
   const auto type = static_cast<unsigned long>(info.f_type) & 0xFFFFFFFFul;
   for (const unsigned long shared : kShared)
-    if (type == shared) return ResultStore::Journal::rollback;
-  return ResultStore::Journal::wal;
+    if (type == shared) return ResultStore::Journal::shared;
+  return ResultStore::Journal::local;
 }
 
 }  // namespace cmb

@@ -168,44 +168,6 @@ TEST(Cluster, AMergeOfAllShardsIsACompleteResultSet) {
   fs::remove_all(dir);
 }
 
-std::string file_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// A merge takes each run from its shard's store, checked against its digests, not from the
-// shard's exported files: a record edited (its digest dropped) or a series removed there leaves
-// the merged set as the undisturbed shards give it.
-TEST(Cluster, AMergeTakesEachRunFromItsShardsStoreNotFromItsFiles) {
-  const fs::path dir = scratch("cluster_merge_store");
-  const fs::path file = write_campaign(dir, campaign_of(1.0, 1e-3));
-  std::string shards;
-  for (int i = 1; i <= 2; ++i) {
-    const fs::path out = dir / ("shard-" + std::to_string(i));
-    ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --shard " + std::to_string(i) +
-                  "/2 --out " + out.string())
-                  .exit_code,
-              0);
-    shards += " " + out.string();
-  }
-  ASSERT_EQ(cli("merge" + shards + " --out " + (dir / "clean").string()).exit_code, 0);
-  const fs::path record = *fs::directory_iterator(dir / "shard-1" / "runs");
-  json edited = read_json(record);
-  edited.erase("digest");
-  edited["metrics"]["error"]["max_abs"] = 1.0;
-  std::ofstream(record) << edited.dump(1);
-  const fs::path series = *fs::directory_iterator(dir / "shard-2" / "series");
-  fs::remove(series);
-  ASSERT_EQ(cli("merge" + shards + " --out " + (dir / "merged").string()).exit_code, 0);
-  for (const char* sub : {"runs", "series"})
-    for (const auto& entry : fs::directory_iterator(dir / "clean" / sub))
-      EXPECT_EQ(file_text(dir / "merged" / sub / entry.path().filename()), file_text(entry.path()))
-          << entry.path().filename();
-  EXPECT_EQ(comparable(dir / "merged" / "results.json"),
-            comparable(dir / "clean" / "results.json"));
-  fs::remove_all(dir);
-}
-
 // `cmbench merge` under generated file-size limits (ulimit -f, 1 to 96 KiB): it succeeds with the
 // whole merge, or fails leaving an unfinished merge that a plain retry refuses by name and a
 // retry with --force completes, equal to an undisturbed merge. And --campaign refuses a shard

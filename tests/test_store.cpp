@@ -77,12 +77,12 @@ TEST(ResultStore, ARunReadsBackAsCommittedAndAReplacementReplacesIt) {
   const fs::path dir = cmb::test::fresh_scratch_dir("store_round_trip");
   const std::string path = (dir / "results.db").string();
   {
-    ResultStore store(path, ResultStore::Journal::wal);
+    ResultStore store(path, ResultStore::Journal::local);
     store.commit({generated_run(1, 0), generated_run(1, 1)});
     store.commit(generated_run(2, 0));
     store.set_fact("campaign", R"({"name": "x"})");
   }
-  ResultStore store(path, ResultStore::Journal::wal);
+  ResultStore store(path, ResultStore::Journal::local);
   EXPECT_EQ(store.verify(), 3u);
   EXPECT_EQ(store.keys(), (std::vector<std::string>{"w1/run0", "w1/run1", "w2/run0"}));
   EXPECT_TRUE(same_run(*store.run("w1/run1"), generated_run(1, 1)));
@@ -104,7 +104,7 @@ TEST(ResultStore, AWriterKilledAtAGeneratedMomentLeavesExactlyWholeRuns) {
   std::mt19937 random(48);
   std::size_t stored_in_all = 0;
   for (int trial = 0; trial < 12; ++trial) {
-    const auto journal = trial % 2 ? ResultStore::Journal::rollback : ResultStore::Journal::wal;
+    const auto journal = trial % 2 ? ResultStore::Journal::shared : ResultStore::Journal::local;
     const std::string path = (dir / ("killed" + std::to_string(trial) + ".db")).string();
     int report[2];
     ASSERT_EQ(::pipe(report), 0);
@@ -146,7 +146,7 @@ TEST(ResultStore, AWriterKilledAtAGeneratedMomentLeavesExactlyWholeRuns) {
 std::vector<StoredRun> write_store(const std::string& path, int runs) {
   std::vector<StoredRun> stored;
   for (int i = 0; i < runs; ++i) stored.push_back(generated_run(99, i));
-  ResultStore store(path, ResultStore::Journal::rollback);
+  ResultStore store(path, ResultStore::Journal::shared);
   store.commit(stored);
   store.set_fact("campaign", R"({"name": "damaged"})");
   return stored;
@@ -178,7 +178,7 @@ TEST(ResultStore, ADamagedFileIsRefusedByNameOrReadsBackUnchanged) {
       what = "a bit flipped at byte " + std::to_string(offset);
     }
     try {
-      ResultStore store(copy.string(), ResultStore::Journal::rollback);
+      ResultStore store(copy.string(), ResultStore::Journal::shared);
       store.verify();
       for (const std::string& key : store.keys()) {
         const auto run = store.run(key);
@@ -200,7 +200,7 @@ TEST(ResultStore, ADamagedFileIsRefusedByNameOrReadsBackUnchanged) {
 TEST(ResultStore, TwoWritersAtOnceBothLand) {
   const fs::path dir = cmb::test::fresh_scratch_dir("store_two_writers");
   const std::string path = (dir / "results.db").string();
-  { ResultStore create(path, ResultStore::Journal::wal); }
+  { ResultStore create(path, ResultStore::Journal::local); }
   std::vector<pid_t> writers;
   for (unsigned seed : {5u, 6u}) {
     const pid_t pid = ::fork();
@@ -208,7 +208,7 @@ TEST(ResultStore, TwoWritersAtOnceBothLand) {
     if (pid == 0) {
       int code = 0;
       try {
-        ResultStore store(path, ResultStore::Journal::wal);
+        ResultStore store(path, ResultStore::Journal::local);
         for (int i = 0; i < 40; ++i) store.commit(generated_run(seed, i));
       } catch (...) {
         code = 1;
@@ -222,7 +222,7 @@ TEST(ResultStore, TwoWritersAtOnceBothLand) {
     ::waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
-  ResultStore store(path, ResultStore::Journal::wal);
+  ResultStore store(path, ResultStore::Journal::local);
   EXPECT_EQ(store.verify(), 80u);
   fs::remove_all(dir);
 }
@@ -231,11 +231,11 @@ TEST(ResultStore, AFileThatIsNotAStoreIsRefusedByName) {
   const fs::path dir = cmb::test::fresh_scratch_dir("store_not_a_store");
   const std::string json = (dir / "results.json").string();
   std::ofstream(json) << R"({"schema": "cmbench.results/1", "runs": []})";
-  EXPECT_THROW(ResultStore(json, ResultStore::Journal::wal), cmb::InputError);
+  EXPECT_THROW(ResultStore(json, ResultStore::Journal::local), cmb::InputError);
   const std::string fifo = (dir / "pipe.db").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   try {
-    ResultStore store(fifo, ResultStore::Journal::wal);
+    ResultStore store(fifo, ResultStore::Journal::local);
     ADD_FAILURE() << "a FIFO was opened as a store";
   } catch (const cmb::InputError& e) {
     EXPECT_NE(std::string(e.what()).find(fifo), std::string::npos) << e.what();

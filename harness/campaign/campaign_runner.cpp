@@ -99,8 +99,10 @@ std::size_t run_pool(const std::vector<const CampaignRun*>& pending, const fs::p
   while (next < pending.size() || !active.empty()) {
     while (!workers::stop_signal_received() && next < pending.size() &&
            static_cast<int>(active.size()) < options.jobs) {
-      const pid_t pid = workers::start_worker(*pending[next], out, settings);
-      active[pid] = workers::Worker{pending[next++], std::chrono::steady_clock::now()};
+      int status_fd = -1;
+      const pid_t pid = workers::start_worker(*pending[next], out, settings, status_fd);
+      active[pid] =
+          workers::Worker{pending[next++], std::chrono::steady_clock::now(), false, status_fd};
     }
     int wstatus = 0;
     const pid_t pid =
@@ -121,10 +123,10 @@ std::size_t run_pool(const std::vector<const CampaignRun*>& pending, const fs::p
           "permissions, a file in the way) and finish with " +
           spelled("resume", options.surface));
     }
-    internal_errors += workers::record_ended_worker(worker, wstatus, out);
+    std::string status;
+    internal_errors += workers::record_ended_worker(worker, wstatus, out, status);
     try {
-      progress.finished(*worker.run, workers::status_in(out, worker.run->key),
-                        seconds_since(worker.started));
+      progress.finished(*worker.run, status, seconds_since(worker.started));
     } catch (...) {  // the reporter stops the campaign (a Python callback raised, say)
       workers::stop_workers(active, out);
       throw;
@@ -163,7 +165,7 @@ void time_one_at_a_time(const std::vector<const CampaignRun*>& selected, const f
     }
     if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == workers::kOutputFailed)
       throw OutputError("campaign stopped: the timing of " + run.key + " could not be written");
-    if (pid < 0 || !campaign_store::pending_timing({&run}, out).empty())
+    if (pid < 0 || campaign_store::timing_still_pending(out, run.key))
       left_pending += workers::note_failed_timing(out, run.key, wstatus);
     if (options.progress)
       options.progress->timed(run, i + 1, waiting.size(),

@@ -56,7 +56,7 @@ std::vector<RowCheck> committed_rows(const fs::path& out) {
               << ".damaged; every run is redone\n";
   }
   std::error_code ec;
-  for (const char* suffix : {"-wal", "-shm", "-journal"}) fs::remove(path + suffix, ec);
+  fs::rename(path + "-journal", path + ".damaged-journal", ec);  // if any: it goes with its file
   fs::rename(path, path + ".damaged", ec);
   if (ec) throw OutputError("cannot move the damaged store '" + path + "' aside: " + ec.message());
   open_store(out, ResultStore::Access::create);
@@ -132,7 +132,7 @@ std::vector<const CampaignRun*> runs_to_do(const std::vector<const CampaignRun*>
 void commit_run(const fs::path& out, const RunRecord& record, std::optional<std::string> series) {
   const StoredRun row = stored_run(record, std::move(series));
   open_store(out, ResultStore::Access::existing).commit(row);
-  export_run_files(row, out.string());
+  export_run_files(row, record, out.string());
 }
 
 void update_record(const fs::path& out, const RunRecord& record) {
@@ -143,10 +143,23 @@ void update_record(const fs::path& out, const RunRecord& record) {
   if (updated) export_run_files(*updated, out.string());
 }
 
+std::optional<std::string> committed_status(const fs::path& out, const std::string& key) {
+  return open_store(out, ResultStore::Access::read).status_of(key);
+}
+
 std::optional<RunRecord> committed_record(const fs::path& out, const std::string& key) {
   const std::optional<StoredRun> row = open_store(out, ResultStore::Access::read).run(key);
   if (!row) return std::nullopt;
   return parse_record(row->record, "the stored record of " + key);
+}
+
+bool timing_still_pending(const fs::path& out, const std::string& key) {
+  try {
+    const std::optional<RunRecord> record = committed_record(out, key);
+    return record && record->timing && record->timing->pending;
+  } catch (const StoreDamaged&) {
+    return true;
+  }
 }
 
 std::vector<const CampaignRun*> pending_timing(const std::vector<const CampaignRun*>& selected,

@@ -37,10 +37,17 @@ void commit_run(const std::filesystem::path& out, const RunRecord& record,
                 std::optional<std::string> series);
 // Replaces the record of a committed run, keeping its series (the timing pass).
 void update_record(const std::filesystem::path& out, const RunRecord& record);
+// The committed status of `key`, its row unchecked (checked where it is read); nullopt when the
+// store does not hold it.
+std::optional<std::string> committed_status(const std::filesystem::path& out,
+                                            const std::string& key);
 // The committed record of `key`; nullopt when the store does not hold it. InputError when its
 // row is damaged.
 std::optional<RunRecord> committed_record(const std::filesystem::path& out, const std::string& key);
 
+// Whether the committed record of `key` still waits for its timing (true also when its row is
+// damaged: the caller's note says so, and --resume redoes the run).
+bool timing_still_pending(const std::filesystem::path& out, const std::string& key);
 // The keys among `selected` whose committed records wait for the timing pass.
 std::vector<const CampaignRun*> pending_timing(const std::vector<const CampaignRun*>& selected,
                                                const std::filesystem::path& out);

@@ -1,5 +1,6 @@
 #include "harness/campaign/campaign_workers.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -158,9 +159,13 @@ pid_t wait_for_worker(Active& active, int& wstatus) {
 namespace {
 
 // Executes one run in a worker process and commits it with its series; never returns.
-[[noreturn]] void work(const CampaignRun& run, const fs::path& out,
-                       const WorkerSettings& settings) {
+[[noreturn]] void work(const CampaignRun& run, const fs::path& out, const WorkerSettings& settings,
+                       int status_fd) {
   int code = 0;
+  const auto report = [status_fd](RunStatus status) {  // after the commit: the parent's to read
+    const std::string text = to_string(status);
+    if (::write(status_fd, text.data(), text.size()) < 0) return;  // the parent asks the store
+  };
   try {
     PreparedRun prepared = prepare_run(run.config);
     prepared.config.reference_cache = settings.reference_cache;
@@ -174,6 +179,7 @@ namespace {
     stream_series_csv(*result.problem, result.series, result.reference,
                       [&series](const std::string& piece) { series += piece; });
     campaign_store::commit_run(out, result.record, std::move(series));
+    report(result.record.status);
   } catch (const OutputError& e) {
     std::cerr << "cmbench: error: " << e.what() << "\n";
     code = kOutputFailed;
@@ -184,6 +190,7 @@ namespace {
     try {
       campaign_store::commit_run(out, crash_record(run, std::string("internal error: ") + e.what()),
                                  std::nullopt);
+      report(RunStatus::crashed);
     } catch (const OutputError& e) {
       std::cerr << "cmbench: error: " << e.what() << "\n";
       code = kOutputFailed;
@@ -210,16 +217,26 @@ void die_with_parent(pid_t parent) {
 
 }  // namespace
 
-pid_t start_worker(const CampaignRun& run, const fs::path& out, const WorkerSettings& settings) {
+pid_t start_worker(const CampaignRun& run, const fs::path& out, const WorkerSettings& settings,
+                   int& status_fd) {
   std::fflush(nullptr);
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid < 0) {
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    throw std::runtime_error("fork failed");
+  }
   if (pid == 0) {
+    ::close(pipe_fds[0]);
     die_with_parent(parent);
     default_stop_signals();
-    work(run, out, settings);
+    work(run, out, settings, pipe_fds[1]);
   }
+  ::close(pipe_fds[1]);  // so that later workers do not hold it open
+  status_fd = pipe_fds[0];
   return pid;
 }
 
@@ -270,7 +287,10 @@ pid_t start_timing_worker(const CampaignRun& run, const fs::path& out) {
 
 void stop_workers(Active& active, const fs::path& out) {
   for (const auto& [pid, run] : active) ::kill(pid, SIGTERM);
-  for (const auto& [pid, run] : active) ::waitpid(pid, nullptr, 0);
+  for (const auto& [pid, worker] : active) {
+    ::waitpid(pid, nullptr, 0);
+    if (worker.status_fd >= 0) ::close(worker.status_fd);
+  }
   active.clear();
   std::error_code ec;
   for (const char* sub : {"runs", "series"})

@@ -32,6 +32,9 @@ struct Worker {
   const CampaignRun* run;
   std::chrono::steady_clock::time_point started;
   bool killed = false;  // by the parent, past its time limit
+  // The read end of the pipe on which the worker reports the status it committed (-1: none), so
+  // that the parent need not open the store after every run to learn it.
+  int status_fd = -1;
 };
 using Active = std::map<pid_t, Worker>;
 
@@ -74,9 +77,10 @@ struct WorkerSettings {
   bool defer_timing = false;
 };
 
-// Forks a worker that executes `run` and commits its record and series into the store of `out`.
+// Forks a worker that executes `run` and commits its record and series into the store of `out`;
+// `status_fd` receives the read end of the pipe the worker reports its committed status on.
 pid_t start_worker(const CampaignRun& run, const std::filesystem::path& out,
-                   const WorkerSettings& settings);
+                   const WorkerSettings& settings, int& status_fd);
 
 // Forks a worker that times `run` (harness/run/timing.hpp) and commits its record back into the
 // store of `out` with the timing block (marked one_at_a_time).
@@ -97,9 +101,8 @@ void stop_workers(Active& active, const std::filesystem::path& out);
 // Records what the parent knows of a worker that did not leave a normal record: killed past
 // its time limit (time_limit), crashed or failed internally (crashed, with the reason). Returns
 // true for a crash or an internal error.
-bool record_ended_worker(const Worker& worker, int wstatus, const std::filesystem::path& out);
-
-// The status of the run `key` as committed in the store of `out` ("unrecorded", "unreadable").
-std::string status_in(const std::filesystem::path& out, const std::string& key);
+// `status` receives the run's status as now committed ("unrecorded" when nothing is).
+bool record_ended_worker(const Worker& worker, int wstatus, const std::filesystem::path& out,
+                         std::string& status);
 
 }  // namespace cmb::workers
