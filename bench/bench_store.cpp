@@ -1,7 +1,8 @@
 // What committing a run costs: the result store (records/store.hpp, one SQLite transaction per
-// run or per batch) against today's two files per run (the record and the series, each written
-// to a temporary file and renamed). A run of the default campaign: a record of about 4.8 kB and
-// a series of 101 samples × 10 columns (about 12 kB). Items per second are runs committed.
+// run or per batch) against the two files per run the campaigns wrote before it (the record and the
+// series, each written to a temporary file and renamed). A run of the default campaign: a record of
+// about 4.8 kB and a series of 101 samples × 10 columns (about 12 kB). Items per second are runs
+// committed.
 //   build/bench/cmb_bench_store --benchmark_min_time=2
 #include <benchmark/benchmark.h>
 

@@ -142,7 +142,7 @@ TEST(ResultStore, AWriterKilledAtAGeneratedMomentLeavesExactlyWholeRuns) {
   fs::remove_all(dir);
 }
 
-// A store of `runs` runs, closed (WAL checkpointed into the one file).
+// A store of `runs` runs, closed (its journal done with: the one file holds them).
 std::vector<StoredRun> write_store(const std::string& path, int runs) {
   std::vector<StoredRun> stored;
   for (int i = 0; i < runs; ++i) stored.push_back(generated_run(99, i));
