@@ -233,7 +233,8 @@ def run_files(results_dir):
 
 
 def _doc_from_runs(results_dir):
-    """The document of an interrupted campaign (no results.json): the records of runs/*.json."""
+    """The document of a directory of run files without results.json: the records of
+    runs/*.json."""
     records = _usable_runs(run_files(results_dir))
     if not records:
         raise InputFileError(os.path.join(results_dir, "runs"), "no usable run record, and no "
@@ -244,10 +245,13 @@ def _doc_from_runs(results_dir):
 
 def load_doc(results_dir):
     """The results document: {"campaign", "context", "runs", ...}, its runs those record_problem
-    accepts (the others are left out with a warning). Without results.json (an interrupted
-    campaign), the records of runs/*.json in key order. InputFileError when there is nothing to
-    report: no such directory, no results.json nor runs/, a results.json that is not JSON or
-    whose 'runs' is not a list, or not one usable run among some."""
+    accepts (the others are left out with a warning). Beside a store (results.db), results.json
+    is read only as the store's complete export (cmbench.store.check_set). Without results.json,
+    a directory without a store (run files alone) gives the records of runs/*.json in key order,
+    and a stored set is unfinished. InputFileError when there is nothing to report: no such
+    directory, no results.json nor runs/, an unfinished, edited or damaged stored set, a
+    results.json that is not JSON or whose 'runs' is not a list, or not one usable run among
+    some."""
     if not os.path.isdir(results_dir):
         raise InputFileError(results_dir, "not a directory" if os.path.exists(results_dir)
                              else "no such directory")
