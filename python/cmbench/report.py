@@ -43,9 +43,9 @@ by cmbench.files.read_json, which refuses files over 256 MiB, nesting deeper tha
 duplicate keys and NaN). When nothing can be reported — no such directory, neither results.json
 nor runs/, a set whose store says it is unfinished or whose results.json is not its store's
 export (cmbench.store), a results.json that is not valid JSON or whose 'runs' is not a list,
-not one usable run, a --names file that cannot be used — one line on stderr names the file and what is wrong
-("report.py: DIR/results.json: 'runs' must be a list, not a number") and the exit status is 2. A
-bad part — a run record of the wrong shape, an unreadable runs/*.json or series CSV, a malformed
+not one usable run, a --names file that cannot be used — one line on stderr names the file and
+what is wrong ("report.py: DIR/results.json: 'runs' must be a list, not a number") and the exit
+status is 2. A bad part — a run record of the wrong shape, an unreadable runs/*.json or series CSV, a malformed
 context block — is left out with one warning line naming it ("report.py: warning: PATH: what is
 wrong; run left out") and the rest is reported (exit 0). Every file is written whole or not at
 all (cmbench.files.write_atomic). Exit status 1 when a figure failed with an unexpected error

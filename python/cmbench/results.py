@@ -34,8 +34,8 @@ from .files import InputFileError, parse_json, read_json, read_text
 
 __all__ = ["load", "load_doc", "flatten", "frame", "series", "series_path", "identity",
            "sweep_key", "case_key", "variant_label", "readable", "param_text", "key_number",
-           "group_series", "case_labels", "read_series", "parse_series", "record_problem", "InputFileError",
-           "BadInput", "BadInputWarning"]
+           "group_series", "case_labels", "read_series", "parse_series", "record_problem",
+           "InputFileError", "BadInput", "BadInputWarning"]
 
 
 # --- checking what is read --------------------------------------------------------------------
