@@ -33,10 +33,12 @@ inline std::string failure_reason(sqlite3* db, int errno_then = 0) {
   return why;
 }
 
-// Whether the last failure on `db` says its file is damaged.
+// Whether the last failure on `db` says its file is damaged, or is no store at all (a database
+// without the store's tables: an empty file, another program's database).
 inline bool says_damaged(sqlite3* db) {
   const int code = sqlite3_errcode(db) & 0xFF;
-  return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
+  return code == SQLITE_CORRUPT || code == SQLITE_NOTADB ||
+         (code == SQLITE_ERROR && std::string(sqlite3_errmsg(db)).rfind("no such table", 0) == 0);
 }
 
 // One prepared statement, finalized however the scope ends.
