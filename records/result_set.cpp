@@ -109,12 +109,4 @@ void check_set_complete(const std::string& dir, const std::string& results_text)
         "the merge with --force)");
 }
 
-std::optional<StoredRun> stored_run_in(const std::string& dir, const std::string& key) {
-  const std::string path = store_path(dir);
-  std::error_code ec;
-  if (!fs::exists(fs::symlink_status(path, ec))) return std::nullopt;
-  const ResultStore store(path, ResultStore::Journal::local, ResultStore::Access::read);
-  return store.run(key);
-}
-
 }  // namespace cmb

@@ -41,8 +41,4 @@ std::vector<RunRecord> export_set(ResultStore& store, const std::string& dir,
 // results.json it exported last.
 void check_set_complete(const std::string& dir, const std::string& results_text);
 
-// The stored run of `key` in the set at `dir`, when it has a store that holds it (every run's
-// digests checked); nullopt for a directory without a store.
-std::optional<StoredRun> stored_run_in(const std::string& dir, const std::string& key);
-
 }  // namespace cmb

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.hpp"
 #include "test_support.hpp"
 
 namespace cmb::test {
@@ -75,6 +76,21 @@ inline std::vector<pid_t> children_of(pid_t parent, bool living_only = false) {
     if (ppid == parent && !(living_only && state == 'Z')) children.push_back(std::stoi(name));
   }
   return children;
+}
+
+// Runs shards 1..count of the campaign in `file` into dir/shard-I, `jobs` workers each; returns
+// their directories as " DIR1 DIR2 ..." (for a merge command), or "" when one of them failed.
+inline std::string run_shards(const fs::path& file, const fs::path& dir, int count, int jobs) {
+  std::string shards;
+  for (int i = 1; i <= count; ++i) {
+    const fs::path out = dir / ("shard-" + std::to_string(i));
+    if (cli("campaign " + file.string() + " --jobs " + std::to_string(jobs) + " --shard " +
+            std::to_string(i) + "/" + std::to_string(count) + " --out " + out.string())
+            .exit_code != 0)
+      return "";
+    shards += " " + out.string();
+  }
+  return shards;
 }
 
 inline json campaign_of(double t_end, double dt) {

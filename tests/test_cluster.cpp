@@ -128,15 +128,8 @@ TEST(Cluster, AMergeOfAllShardsIsACompleteResultSet) {
   ASSERT_EQ(
       cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "whole").string()).exit_code,
       0);
-  std::string shards;
-  for (int i = 1; i <= 3; ++i) {
-    const fs::path out = dir / ("shard-" + std::to_string(i));
-    ASSERT_EQ(cli("campaign " + file.string() + " --jobs 1 --shard " + std::to_string(i) +
-                  "/3 --out " + out.string())
-                  .exit_code,
-              0);
-    shards += " " + out.string();
-  }
+  const std::string shards = run_shards(file, dir, 3, 1);
+  ASSERT_FALSE(shards.empty());
   const CliResult partial =
       cli("merge" + shards.substr(0, shards.rfind(' ')) + " --out " + (dir / "partial").string());
   EXPECT_EQ(partial.exit_code, 2);
@@ -175,15 +168,8 @@ TEST(Cluster, AMergeOfAllShardsIsACompleteResultSet) {
 TEST(Cluster, AMergeStoppedByAFileSizeLimitIsCompletedByARetry) {
   const fs::path dir = scratch("cluster_merge_faults");
   const fs::path file = write_campaign(dir, campaign_of(1.0, 1e-3));
-  std::string shards;
-  for (int i = 1; i <= 2; ++i) {
-    const fs::path out = dir / ("shard-" + std::to_string(i));
-    ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --shard " + std::to_string(i) +
-                  "/2 --out " + out.string())
-                  .exit_code,
-              0);
-    shards += " " + out.string();
-  }
+  const std::string shards = run_shards(file, dir, 2, 2);
+  ASSERT_FALSE(shards.empty());
   ASSERT_EQ(cli("merge" + shards + " --out " + (dir / "clean").string()).exit_code, 0);
   const auto clean = comparable(dir / "clean" / "results.json");
   std::mt19937 random(2027);

@@ -31,15 +31,8 @@ std::string set_file_bytes(const fs::path& file) {
 TEST(Cluster, AMergeTakesEachRunFromItsShardsStoreNotFromItsFiles) {
   const fs::path dir = scratch("cluster_merge_store");
   const fs::path file = write_campaign(dir, campaign_of(1.0, 1e-3));
-  std::string shards;
-  for (int i = 1; i <= 2; ++i) {
-    const fs::path out = dir / ("shard-" + std::to_string(i));
-    ASSERT_EQ(cli("campaign " + file.string() + " --jobs 2 --shard " + std::to_string(i) +
-                  "/2 --out " + out.string())
-                  .exit_code,
-              0);
-    shards += " " + out.string();
-  }
+  const std::string shards = run_shards(file, dir, 2, 2);
+  ASSERT_FALSE(shards.empty());
   ASSERT_EQ(cli("merge" + shards + " --out " + (dir / "clean").string()).exit_code, 0);
   const fs::path record = *fs::directory_iterator(dir / "shard-1" / "runs");
   json edited = set_json(record);
