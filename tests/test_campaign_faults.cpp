@@ -138,6 +138,28 @@ TEST(Campaign, ResumeRedoesTruncatedAndSwappedStoredRecords) {
   fs::remove_all(dir);
 }
 
+// A store removed from a finished set (or never written, by an earlier cmbench) holds nothing
+// committed: --resume runs every run again and gives the undisturbed set, its exported files
+// rewritten, not trusted.
+TEST(Campaign, ResumeWithoutTheStoreRunsEverythingAgain) {
+  const fs::path dir = scratch("no_store");
+  const fs::path file = write_campaign(dir, campaign_of(2.0, 1e-3));
+  ASSERT_EQ(
+      cli("campaign " + file.string() + " --jobs 2 --out " + (dir / "full").string()).exit_code, 0);
+  const auto reference = comparable(dir / "full" / "results.json");
+  fs::copy(dir / "full", dir / "lost", fs::copy_options::recursive);
+  fs::remove(dir / "lost" / "results.db");
+  const CliResult resumed =
+      cli("campaign " + file.string() + " --jobs 2 --resume --out " + (dir / "lost").string());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find(std::to_string(reference.size()) + " run(s) to do"),
+            std::string::npos)
+      << resumed.output;
+  EXPECT_EQ(comparable(dir / "lost" / "results.json"), reference);
+  EXPECT_EQ(cli("compare " + (dir / "full").string() + " " + (dir / "lost").string()).exit_code, 0);
+  fs::remove_all(dir);
+}
+
 // A results directory holds one campaign: another campaign is not written into it, and --resume
 // with a changed file (other settings than its records were made with) is refused, naming what
 // differs, unless forced.
